@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef MANA_PROVIDER_H
+#define MANA_PROVIDER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libibverbs/driver.h"
+#include <rdma/mana-abi.h>
+#include "manadv.h"
+
+struct mana_device {
+	struct verbs_device verbs_dev;
+	/* driver id the kernel expects in every ioctl header */
+	uint32_t kernel_driver_id;
+};
+
+/* Device limits the provider checks before asking the kernel. */
+struct mana_caps {
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+	uint32_t phys_port_cnt;
+};
+
+struct mana_context {
+	struct verbs_context ibv_ctx;
+	pthread_mutex_t lock;		/* allocators, doorbell, caps */
+	struct manadv_ctx_allocators allocators;
+	void *db_page;
+	bool caps_valid;
+	struct mana_caps caps;
+};
+
+/*
+ * A protection domain, or a parent domain wrapping one.  MANA uses the
+ * parent domain's pd_context as the port number of raw packet QPs.
+ */
+struct mana_pd {
+	struct ibv_pd ibv_pd;
+	struct mana_pd *protection_domain;	/* set for parent domains */
+	void *pd_context;
+	/* parent domain allocators (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	/* userspace users: parent domains of a PD, queues of a parent domain */
+	atomic_int refs;
+};
+
+/*
+ * A queue buffer and how to give it back: the allocator that provided it is
+ * remembered with the data it was called with, so a later change of the
+ * context's allocators cannot pair a buffer with the wrong free().
+ */
+enum mana_buf_source {
+	MANA_BUF_OWN,
+	MANA_BUF_CTX_ALLOCATOR,
+	MANA_BUF_PD_ALLOCATOR,
+};
+
+struct mana_buf {
+	void *addr;
+	size_t size;
+	enum mana_buf_source source;
+	void (*ctx_free)(void *ptr, void *data);
+	void *ctx_data;
+	struct mana_pd *pd;
+	uint64_t resource_type;
+};
+
+struct mana_cq {
+	struct verbs_cq vcq;
+	struct mana_buf buf;
+	uint32_t count;			/* CQEs, as requested */
+	uint32_t cqid;			/* UINT32_MAX until a queue binds it */
+	atomic_bool bound;		/* to one SQ or RQ, as the kernel allows */
+};
+
+struct mana_wq {
+	struct ibv_wq ibv_wq;
+	struct mana_buf buf;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t wqe_size;
+	uint32_t wqid;			/* UINT32_MAX until an RSS QP uses it */
+	atomic_int ind_table_refs;
+};
+
+struct mana_rwq_ind_table {
+	struct ibv_rwq_ind_table ibv_table;
+	uint32_t size;
+	struct mana_wq **wqs;
+};
+
+enum mana_qp_kind {
+	MANA_QP_RAW_SQ,			/* sends on one SQ */
+	MANA_QP_RAW_RSS,		/* receives on the WQs of a table */
+};
+
+struct mana_qp {
+	struct verbs_qp vqp;
+	enum mana_qp_kind kind;
+	uint32_t port;
+	struct mana_buf sq_buf;
+	uint32_t max_send_wr;
+	uint32_t max_send_sge;
+	uint32_t max_inline_data;
+	uint32_t sq_id;
+	uint32_t tx_vp_offset;
+	struct mana_cq *send_cq;
+	struct mana_rwq_ind_table *ind_table;
+	struct ibv_qp_cap cap;
+	uint8_t sq_sig_all;
+};
+
+static inline struct mana_context *to_mctx(struct ibv_context *ctx)
+{
+	return container_of(ctx, struct mana_context, ibv_ctx.context);
+}
+
+static inline struct mana_device *to_mdev(struct ibv_device *dev)
+{
+	return container_of(dev, struct mana_device, verbs_dev.device);
+}
+
+static inline struct mana_pd *to_mpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct mana_pd, ibv_pd);
+}
+
+static inline struct mana_cq *to_mcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct mana_cq, vcq.cq);
+}
+
+static inline struct mana_wq *to_mwq(struct ibv_wq *wq)
+{
+	return container_of(wq, struct mana_wq, ibv_wq);
+}
+
+static inline struct mana_rwq_ind_table *to_mind(struct ibv_rwq_ind_table *t)
+{
+	return container_of(t, struct mana_rwq_ind_table, ibv_table);
+}
+
+static inline struct mana_qp *to_mqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct mana_qp, vqp.qp);
+}
+
+/* The protection domain behind a PD or parent domain. */
+static inline struct mana_pd *mana_real_pd(struct mana_pd *pd)
+{
+	return pd->protection_domain ? pd->protection_domain : pd;
+}
+
+/* One line through the verbs log (VERBS_LOG_LEVEL / VERBS_LOG_FILE). */
+#define mana_log(ibctx, level, fmt, ...) \
+	__verbs_log(container_of(ibctx, struct verbs_context, context), level, \
+		    "%s: %s:%d: " fmt "\n", (ibctx)->device->name, __func__, \
+		    __LINE__, ##__VA_ARGS__)
+#define mana_err(ibctx, fmt, ...) mana_log(ibctx, VERBS_LOG_ERR, fmt, ##__VA_ARGS__)
+#define mana_warn(ibctx, fmt, ...) mana_log(ibctx, VERBS_LOG_WARN, fmt, ##__VA_ARGS__)
+#define mana_dbg(ibctx, fmt, ...) mana_log(ibctx, VERBS_LOG_DEBUG, fmt, ##__VA_ARGS__)
+
+extern const struct verbs_device_ops mana_dev_ops;
+
+bool mana_is_mana_context(struct ibv_context *ctx);
+
+/* verbs.c */
+int mana_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size);
+int mana_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr);
+struct ibv_pd *mana_alloc_pd(struct ibv_context *context);
+struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+int mana_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *mana_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int mana_dereg_mr(struct verbs_mr *vmr);
+void mana_format_fw_ver(uint64_t raw, char *buf, size_t len);
+int mana_check_mr_access(int access);
+int mana_get_caps(struct mana_context *ctx, struct mana_caps *caps);
+void *mana_get_db_page(struct mana_context *ctx);
+
+/* Hardware queue geometry (GDMA). */
+#define MANA_PAGE_SIZE 4096u
+#define MANA_CQE_SIZE 64u
+#define MANA_WQE_BU_SIZE 32u
+#define MANA_WQE_HEADER_SIZE 8u
+#define MANA_WQE_SGE_SIZE 16u
+#define MANA_RQ_OOB_SIZE 8u
+#define MANA_SQ_LONG_OOB_SIZE 24u
+#define MANA_MAX_TX_SGE 30u	/* 512-byte SQE */
+#define MANA_MAX_RX_SGE 15u	/* 256-byte RQE */
+#define MANA_RSS_MAX_TABLE_LOG 6u	/* 64 entries */
+#define MANA_MAX_INLINE_DATA 256u
+
+uint32_t mana_rq_wqe_size(uint32_t sge);
+uint32_t mana_sq_wqe_size(uint32_t sge);
+size_t mana_queue_size(uint64_t bytes);
+int mana_alloc_buf(struct mana_context *ctx, struct mana_pd *pd, size_t size,
+		   uint64_t resource_type, struct mana_buf *buf);
+void mana_free_buf(struct mana_buf *buf);
+
+/* cq.c, wq.c, qp.c */
+struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int mana_destroy_cq(struct ibv_cq *cq);
+struct ibv_wq *mana_create_wq(struct ibv_context *context,
+			      struct ibv_wq_init_attr *attr);
+int mana_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int mana_destroy_wq(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *
+mana_create_rwq_ind_table(struct ibv_context *context,
+			  struct ibv_rwq_ind_table_init_attr *attr);
+int mana_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table);
+struct ibv_qp *mana_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+int mana_destroy_qp(struct ibv_qp *qp);
+int mana_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int mana_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+
+#endif /* MANA_PROVIDER_H */

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Raw packet QPs: the send QP (one SQ and its CQ) and the RSS QP (receive
+ * over the WQs of an indirection table, Toeplitz hashing).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mana.h"
+
+MANA_DECLARE_DRV_CMD(mana_create_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
+		     mana_ib_create_qp, mana_ib_create_qp_resp);
+MANA_DECLARE_DRV_CMD(mana_create_qp_rss, ibv_create_qp_ex,
+		     ib_uverbs_ex_create_qp_resp, mana_ib_create_qp_rss,
+		     mana_ib_create_qp_rss_resp);
+
+#define MANA_RX_HASH_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
+			     IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | \
+			     IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP | \
+			     IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+/*
+ * MANA takes the vport from the parent domain's pd_context (as DPDK sets
+ * it); a plain PD, or a parent domain without a port, means port 1.
+ */
+static uint32_t qp_port(struct mana_pd *pd)
+{
+	uintptr_t port = (uintptr_t)pd->pd_context;
+
+	return pd->protection_domain && port ? (uint32_t)port : 1;
+}
+
+static int check_port(struct mana_context *ctx, uint32_t port)
+{
+	struct mana_caps caps;
+	int ret;
+
+	ret = mana_get_caps(ctx, &caps);
+	if (ret)
+		return ret;
+	if (port < 1 || port > caps.phys_port_cnt) {
+		mana_err(&ctx->ibv_ctx.context,
+			 "port %u out of range 1..%u (pd_context of the parent domain)",
+			 port, caps.phys_port_cnt);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int check_sq_attr(struct mana_context *ctx,
+			 struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct mana_caps caps;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
+		mana_err(ibctx, "unsupported QP comp_mask 0x%x", attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if (!attr->pd || attr->pd->context != ibctx) {
+		mana_err(ibctx, "QP needs a PD of this context");
+		return EINVAL;
+	}
+	if (!attr->send_cq || attr->send_cq->context != ibctx) {
+		mana_err(ibctx, "raw QP needs a send CQ of this context");
+		return EINVAL;
+	}
+	if (attr->srq) {
+		mana_err(ibctx, "raw QPs cannot use an SRQ");
+		return EINVAL;
+	}
+	if (atomic_load(&to_mcq(attr->send_cq)->bound)) {
+		mana_err(ibctx, "send CQ is already used by another queue; MANA binds one CQ to one queue");
+		return EINVAL;
+	}
+	ret = mana_get_caps(ctx, &caps);
+	if (ret)
+		return ret;
+	if (!attr->cap.max_send_wr || attr->cap.max_send_wr > caps.max_qp_wr) {
+		mana_err(ibctx, "max_send_wr %u out of range 1..%u",
+			 attr->cap.max_send_wr, caps.max_qp_wr);
+		return EINVAL;
+	}
+	if (attr->cap.max_send_sge > MANA_MAX_TX_SGE) {
+		mana_err(ibctx, "max_send_sge %u exceeds %u",
+			 attr->cap.max_send_sge, MANA_MAX_TX_SGE);
+		return EINVAL;
+	}
+	if (attr->cap.max_inline_data > MANA_MAX_INLINE_DATA) {
+		mana_err(ibctx, "max_inline_data %u exceeds %u",
+			 attr->cap.max_inline_data, MANA_MAX_INLINE_DATA);
+		return EINVAL;
+	}
+	return check_port(ctx, qp_port(to_mpd(attr->pd)));
+}
+
+static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
+				   struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct ibv_qp_init_attr_ex cmd_attr;
+	struct mana_create_qp_resp resp;
+	struct mana_create_qp cmd;
+	struct mana_pd *pd;
+	struct mana_cq *cq;
+	struct mana_qp *qp;
+	uint64_t bytes;
+	int ret;
+
+	ret = check_sq_attr(ctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd = to_mpd(attr->pd);
+	cq = to_mcq(attr->send_cq);
+	qp->kind = MANA_QP_RAW_SQ;
+	qp->port = qp_port(pd);
+	qp->max_send_wr = attr->cap.max_send_wr;
+	qp->max_send_sge = attr->cap.max_send_sge ? attr->cap.max_send_sge : 1;
+	qp->max_inline_data = attr->cap.max_inline_data;
+	qp->sq_sig_all = attr->sq_sig_all;
+	bytes = (uint64_t)qp->max_send_wr * mana_sq_wqe_size(qp->max_send_sge);
+	ret = mana_alloc_buf(ctx, pd, mana_queue_size(bytes),
+			     MANADV_RES_TYPE_SQ, &qp->sq_buf);
+	if (ret)
+		goto err_free;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.drv.sq_buf_addr = (uintptr_t)qp->sq_buf.addr;
+	cmd.drv.sq_buf_size = qp->sq_buf.size;
+	cmd.drv.port = qp->port;
+	/* a short response must not pass for valid ids */
+	resp.drv.sqid = UINT32_MAX;
+	resp.drv.cqid = UINT32_MAX;
+	cmd_attr = *attr;
+	cmd_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		if (ret == EBUSY || ret == ENODEV)
+			mana_err(ibctx,
+				 "CREATE_QP failed: %s: port %u is held by the kernel network interface; set it down (ip link set <ifname> down) or enslave it before using raw QPs",
+				 strerror(ret), qp->port);
+		else
+			mana_err(ibctx, "CREATE_QP failed: %s", strerror(ret));
+		goto err_buf;
+	}
+	if (resp.drv.sqid == UINT32_MAX || resp.drv.cqid == UINT32_MAX) {
+		mana_err(ibctx, "kernel returned no SQ/CQ id; kernel too old?");
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		ret = EPROTO;
+		goto err_buf;
+	}
+
+	qp->sq_id = resp.drv.sqid;
+	qp->tx_vp_offset = resp.drv.tx_vp_offset;
+	qp->send_cq = cq;
+	cq->cqid = resp.drv.cqid;
+	atomic_store(&cq->bound, true);
+	if (pd->protection_domain)
+		atomic_fetch_add(&pd->refs, 1);
+
+	/* what this QP really has: no receive queue */
+	attr->cap.max_send_wr = qp->max_send_wr;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_wr = 0;
+	attr->cap.max_recv_sge = 0;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	qp->cap = attr->cap;
+	return &qp->vqp.qp;
+
+err_buf:
+	mana_free_buf(&qp->sq_buf);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static int check_rss_attr(struct mana_context *ctx,
+			  struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t needed = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+				IBV_QP_INIT_ATTR_IND_TABLE;
+	struct ibv_rx_hash_conf *hash = &attr->rx_hash_conf;
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct mana_rwq_ind_table *table;
+	struct mana_caps caps;
+	uint32_t i, j;
+	int ret;
+
+	if ((attr->comp_mask & needed) != needed || (attr->comp_mask & ~needed)) {
+		mana_err(ibctx,
+			 "RSS QP needs exactly PD, RX_HASH and IND_TABLE (comp_mask 0x%x)",
+			 attr->comp_mask);
+		return EINVAL;
+	}
+	if (!attr->pd || attr->pd->context != ibctx || !attr->rwq_ind_tbl ||
+	    attr->rwq_ind_tbl->context != ibctx) {
+		mana_err(ibctx, "RSS QP needs a PD and an indirection table of this context");
+		return EINVAL;
+	}
+	if (hash->rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ) {
+		mana_err(ibctx, "hash function %u is not supported (Toeplitz only)",
+			 hash->rx_hash_function);
+		return EINVAL;
+	}
+	if (hash->rx_hash_key_len != MANA_IB_RX_HASH_KEY_LEN || !hash->rx_hash_key) {
+		mana_err(ibctx, "Toeplitz key must be %u bytes (got %u)",
+			 MANA_IB_RX_HASH_KEY_LEN, hash->rx_hash_key_len);
+		return EINVAL;
+	}
+	if (hash->rx_hash_fields_mask & ~(uint64_t)MANA_RX_HASH_FIELDS) {
+		mana_err(ibctx, "unsupported hash fields 0x%llx",
+			 (unsigned long long)hash->rx_hash_fields_mask);
+		return EINVAL;
+	}
+	if (attr->cap.max_send_wr || attr->send_cq || attr->srq) {
+		mana_err(ibctx, "an RSS QP only receives: no send queue, send CQ or SRQ");
+		return EINVAL;
+	}
+	ret = mana_get_caps(ctx, &caps);
+	if (ret)
+		return ret;
+	if (attr->cap.max_recv_wr > caps.max_qp_wr ||
+	    attr->cap.max_recv_sge > MANA_MAX_RX_SGE) {
+		mana_err(ibctx, "max_recv_wr %u / max_recv_sge %u exceed %u / %u",
+			 attr->cap.max_recv_wr, attr->cap.max_recv_sge,
+			 caps.max_qp_wr, MANA_MAX_RX_SGE);
+		return EINVAL;
+	}
+
+	/* mana_ib binds each WQ's CQ to exactly one hardware RQ. */
+	table = to_mind(attr->rwq_ind_tbl);
+	for (i = 0; i < table->size; i++) {
+		struct mana_cq *cq = to_mcq(table->wqs[i]->ibv_wq.cq);
+
+		if (atomic_load(&cq->bound) || table->wqs[i]->wqid != UINT32_MAX) {
+			mana_err(ibctx, "WQ %u or its CQ already belongs to a QP", i);
+			return EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			if (table->wqs[j] == table->wqs[i] ||
+			    table->wqs[j]->ibv_wq.cq == table->wqs[i]->ibv_wq.cq) {
+				mana_err(ibctx,
+					 "entries %u and %u share a WQ or CQ; each RQ needs its own CQ",
+					 j, i);
+				return EINVAL;
+			}
+		}
+	}
+	return check_port(ctx, qp_port(to_mpd(attr->pd)));
+}
+
+static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
+				    struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct mana_create_qp_rss_resp *resp;
+	struct mana_create_qp_rss cmd;
+	struct mana_rwq_ind_table *table;
+	struct mana_pd *pd;
+	struct mana_qp *qp;
+	uint32_t i;
+	int ret;
+
+	ret = check_rss_attr(ctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	resp = calloc(1, sizeof(*resp));
+	if (!qp || !resp) {
+		ret = ENOMEM;
+		goto err_free;
+	}
+	pd = to_mpd(attr->pd);
+	table = to_mind(attr->rwq_ind_tbl);
+	qp->kind = MANA_QP_RAW_RSS;
+	qp->port = qp_port(pd);
+	qp->ind_table = table;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.drv.rx_hash_fields_mask = attr->rx_hash_conf.rx_hash_fields_mask;
+	cmd.drv.rx_hash_function = MANA_IB_RX_HASH_FUNC_TOEPLITZ;
+	cmd.drv.rx_hash_key_len = MANA_IB_RX_HASH_KEY_LEN;
+	memcpy(cmd.drv.rx_hash_key, attr->rx_hash_conf.rx_hash_key,
+	       MANA_IB_RX_HASH_KEY_LEN);
+	cmd.drv.port = qp->port;
+	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp->ibv_resp, sizeof(*resp));
+	if (ret) {
+		if (ret == EBUSY)
+			mana_err(ibctx,
+				 "CREATE_QP (RSS) failed: %s: the vport already has an RSS QP, or the kernel interface holds port %u (set it down)",
+				 strerror(ret), qp->port);
+		else
+			mana_err(ibctx, "CREATE_QP (RSS) failed: %s", strerror(ret));
+		goto err_free;
+	}
+	if (resp->drv.num_entries != table->size) {
+		mana_err(ibctx, "kernel described %llu RSS entries, the table has %u",
+			 (unsigned long long)resp->drv.num_entries, table->size);
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		ret = EPROTO;
+		goto err_free;
+	}
+
+	for (i = 0; i < table->size; i++) {
+		struct mana_wq *wq = table->wqs[i];
+		struct mana_cq *cq = to_mcq(wq->ibv_wq.cq);
+
+		wq->wqid = resp->drv.entries[i].wqid;
+		cq->cqid = resp->drv.entries[i].cqid;
+		atomic_store(&cq->bound, true);
+	}
+	if (pd->protection_domain)
+		atomic_fetch_add(&pd->refs, 1);
+	qp->cap = attr->cap;
+	free(resp);
+	return &qp->vqp.qp;
+
+err_free:
+	free(resp);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct mana_context *ctx = to_mctx(context);
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->qp_type != IBV_QPT_RAW_PACKET) {
+		mana_err(context, "QP type %d is not supported (RAW_PACKET only)",
+			 attr->qp_type);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE)
+		return create_rss_qp(ctx, attr);
+	return create_sq_qp(ctx, attr);
+}
+
+struct ibv_qp *mana_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex;
+	struct ibv_qp *qp;
+
+	if (!attr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(&attr_ex, 0, sizeof(attr_ex));
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = pd;
+	qp = mana_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
+}
+
+int mana_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mana_qp *qp = to_mqp(ibqp);
+	struct mana_pd *pd = to_mpd(ibqp->pd);
+	uint32_t i;
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret) {
+		mana_err(ibqp->context, "DESTROY_QP failed: %s", strerror(ret));
+		return ret;
+	}
+
+	/* the hardware queues are gone: ids no longer mean anything */
+	if (qp->kind == MANA_QP_RAW_SQ) {
+		qp->send_cq->cqid = UINT32_MAX;
+		atomic_store(&qp->send_cq->bound, false);
+	} else {
+		for (i = 0; i < qp->ind_table->size; i++) {
+			struct mana_wq *wq = qp->ind_table->wqs[i];
+			struct mana_cq *cq = to_mcq(wq->ibv_wq.cq);
+
+			wq->wqid = UINT32_MAX;
+			cq->cqid = UINT32_MAX;
+			atomic_store(&cq->bound, false);
+		}
+	}
+	if (pd->protection_domain)
+		atomic_fetch_sub(&pd->refs, 1);
+	mana_free_buf(&qp->sq_buf);
+	free(qp);
+	return 0;
+}
+
+/*
+ * mana_ib has no modify_qp for raw packet QPs: their hardware queues work
+ * from creation.  Portable code still walks RESET→INIT→RTR→RTS, so the
+ * state is tracked here and the port checked.
+ */
+int mana_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	const int known = IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_PORT;
+	struct mana_qp *qp = to_mqp(ibqp);
+
+	if (!attr)
+		return EINVAL;
+	if (attr_mask & ~known) {
+		mana_err(ibqp->context,
+			 "raw QPs support only state and port attributes (mask 0x%x)",
+			 attr_mask);
+		return EOPNOTSUPP;
+	}
+	if ((attr_mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != ibqp->state) {
+		mana_err(ibqp->context, "QP is in state %d, not %d", ibqp->state,
+			 attr->cur_qp_state);
+		return EINVAL;
+	}
+	if ((attr_mask & IBV_QP_PORT) && attr->port_num != qp->port) {
+		mana_err(ibqp->context, "QP is bound to port %u, not %u",
+			 qp->port, attr->port_num);
+		return EINVAL;
+	}
+	if (attr_mask & IBV_QP_STATE) {
+		if (attr->qp_state > IBV_QPS_ERR) {
+			mana_err(ibqp->context, "invalid QP state %d",
+				 attr->qp_state);
+			return EINVAL;
+		}
+		ibqp->state = attr->qp_state;
+	}
+	return 0;
+}
+
+int mana_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct mana_qp *qp = to_mqp(ibqp);
+
+	if (!attr || !init_attr)
+		return EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+	attr->qp_state = ibqp->state;
+	attr->cur_qp_state = ibqp->state;
+	attr->port_num = qp->port;
+	attr->cap = qp->cap;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = qp->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	return 0;
+}
+
+int mana_init_obj_qp(struct ibv_qp *ibqp, struct manadv_qp *out)
+{
+	struct mana_qp *qp;
+	void *db;
+
+	if (!ibqp || !out || !mana_is_mana_context(ibqp->context))
+		return EINVAL;
+	qp = to_mqp(ibqp);
+	if (qp->kind != MANA_QP_RAW_SQ)
+		return EINVAL;
+	db = mana_get_db_page(to_mctx(ibqp->context));
+	if (!db)
+		return errno ? errno : EIO;
+	out->sq_buf = qp->sq_buf.addr;
+	out->sq_count = qp->max_send_wr;
+	out->sq_size = qp->sq_buf.size;
+	out->sq_id = qp->sq_id;
+	out->tx_vp_offset = qp->tx_vp_offset;
+	out->db_page = db;
+	return 0;
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device and port queries, protection and parent domains, memory regions.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mana.h"
+
+/* The kernel reports firmware as one u64: four 16-bit fields, major first. */
+void mana_format_fw_ver(uint64_t raw, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", (unsigned int)(raw >> 48) & 0xffff,
+		 (unsigned int)(raw >> 32) & 0xffff,
+		 (unsigned int)(raw >> 16) & 0xffff,
+		 (unsigned int)raw & 0xffff);
+}
+
+int mana_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	if (!attr || attr_size < sizeof(attr->orig_attr)) {
+		mana_err(context, "attribute buffer of %zu bytes is too small",
+			 attr_size);
+		return EINVAL;
+	}
+
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	mana_format_fw_ver(resp.base.fw_ver, attr->orig_attr.fw_ver,
+			   sizeof(attr->orig_attr.fw_ver));
+	mana_dbg(context, "max_qp %d max_qp_wr %d max_cqe %d max_sge %d",
+		 attr->orig_attr.max_qp, attr->orig_attr.max_qp_wr,
+		 attr->orig_attr.max_cqe, attr->orig_attr.max_sge);
+	return 0;
+}
+
+int mana_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *mana_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct mana_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		mana_err(context, "ALLOC_PD failed: %s", strerror(ret));
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return &pd->ibv_pd;
+}
+
+struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr)
+{
+	struct mana_pd *parent, *protection;
+
+	if (ibv_check_alloc_parent_domain(attr)) {
+		mana_err(context, "parent domain needs a protection domain");
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT |
+					  IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS)) {
+		mana_err(context, "unsupported parent domain comp_mask 0x%x",
+			 attr->comp_mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->td) {
+		mana_err(context, "thread domains are not supported");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	protection = to_mpd(attr->pd);
+	if (attr->pd->context != context || protection->protection_domain) {
+		mana_err(context,
+			 "pd must be a protection domain of this context, not a parent domain");
+		errno = EINVAL;
+		return NULL;
+	}
+
+	parent = calloc(1, sizeof(*parent));
+	if (!parent) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	parent->protection_domain = protection;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		if (!attr->alloc || !attr->free) {
+			mana_err(context, "parent domain allocators need alloc and free");
+			free(parent);
+			errno = EINVAL;
+			return NULL;
+		}
+		parent->alloc = attr->alloc;
+		parent->free = attr->free;
+	}
+	ibv_initialize_parent_domain(&parent->ibv_pd, &protection->ibv_pd);
+	atomic_fetch_add(&protection->refs, 1);
+	return &parent->ibv_pd;
+}
+
+int mana_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct mana_pd *pd = to_mpd(ibpd);
+	int ret;
+
+	if (pd->protection_domain) {
+		if (atomic_load(&pd->refs)) {
+			mana_err(ibpd->context,
+				 "parent domain still used by %d queue(s)",
+				 atomic_load(&pd->refs));
+			return EBUSY;
+		}
+		atomic_fetch_sub(&pd->protection_domain->refs, 1);
+		free(pd);
+		return 0;
+	}
+
+	if (atomic_load(&pd->refs)) {
+		mana_err(ibpd->context,
+			 "protection domain still has %d parent domain(s)",
+			 atomic_load(&pd->refs));
+		return EBUSY;
+	}
+
+	ret = ibv_cmd_dealloc_pd(ibpd);
+	if (ret) {
+		mana_err(ibpd->context, "DEALLOC_PD failed: %s", strerror(ret));
+		return ret;
+	}
+	free(pd);
+	return 0;
+}
+
+/*
+ * The access rights mana_ib grants; anything else is refused by the kernel,
+ * so refuse it here with a message instead.  Optional bits (relaxed
+ * ordering) may always be dropped.
+ */
+#define MANA_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+			IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED)
+
+int mana_check_mr_access(int access)
+{
+	int required = access & ~IBV_ACCESS_OPTIONAL_RANGE;
+
+	if (required & ~MANA_MR_ACCESS)
+		return EINVAL;
+	/* Remote writers need local write permission (IB spec). */
+	if ((required & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(required & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_mr *mana_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	if (!addr || !length) {
+		mana_err(pd->context, "invalid region addr %p length %zu", addr,
+			 length);
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((uintptr_t)addr + length < (uintptr_t)addr) {
+		mana_err(pd->context, "region %p + %zu wraps around", addr,
+			 length);
+		errno = EINVAL;
+		return NULL;
+	}
+	ret = mana_check_mr_access(access);
+	if (ret) {
+		mana_err(pd->context, "unsupported access flags 0x%x", access);
+		errno = ret;
+		return NULL;
+	}
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va,
+			     access & ~IBV_ACCESS_OPTIONAL_RANGE, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		mana_err(pd->context, "REG_MR failed: %s", strerror(ret));
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int mana_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret) {
+		mana_err(vmr->ibv_mr.context, "DEREG_MR failed: %s",
+			 strerror(ret));
+		return ret;
+	}
+	free(vmr);
+	return 0;
+}

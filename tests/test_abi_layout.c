@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The private ABI layout is proven at compile time by abi-check.h; this
+ * test also proves our manadv.h is layout-identical to the published API
+ * and that the command buffers carry driver data right after the core.
+ */
+#include <stddef.h>
+
+#include "libibverbs/abi-check.h"
+#include <infiniband/manadv.h>
+#include <rdma/mana-abi.h>
+#include "check.h"
+
+MANA_DECLARE_DRV_CMD(t_create_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
+		     mana_ib_create_qp, mana_ib_create_qp_resp);
+MANA_DECLARE_DRV_CMD(t_create_rss, ibv_create_qp_ex, ib_uverbs_ex_create_qp_resp,
+		     mana_ib_create_qp_rss, mana_ib_create_qp_rss_resp);
+MANA_DECLARE_DRV_CMD(t_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
+		     mana_ib_create_cq, mana_ib_create_cq_resp);
+MANA_DECLARE_DRV_CMD(t_create_wq, ibv_create_wq, ib_uverbs_ex_create_wq_resp,
+		     mana_ib_create_wq, mana_empty);
+
+int main(void)
+{
+	/* the sizes rdma-core's libmana sends (research: Debian binaries) */
+	CHECK(sizeof(struct t_create_cq) == 56, "create_cq %zu", sizeof(struct t_create_cq));
+	CHECK(sizeof(struct t_create_qp) == 80, "create_qp %zu", sizeof(struct t_create_qp));
+	CHECK(sizeof(struct t_create_qp_resp) == 48, "create_qp resp");
+	CHECK(offsetof(struct t_create_qp, drv) == 64, "create_qp drv @64");
+	CHECK(offsetof(struct t_create_qp_resp, drv) == 32, "create_qp resp drv @32");
+	CHECK(sizeof(struct t_create_rss) == 152, "create_qp_ex rss %zu",
+	      sizeof(struct t_create_rss));
+	CHECK(offsetof(struct t_create_rss, drv) == 88, "rss drv @88");
+	CHECK(sizeof(struct t_create_rss_resp) == 560, "rss resp");
+	CHECK(offsetof(struct t_create_rss_resp, drv) == 40, "rss resp drv @40");
+	CHECK(sizeof(struct t_create_wq) == 80, "create_wq %zu", sizeof(struct t_create_wq));
+	CHECK(sizeof(struct t_create_wq_resp) == 24, "create_wq resp");
+
+	/* manadv.h: the published structure layouts */
+	CHECK(sizeof(struct manadv_ctx_allocators) == 24, "allocators");
+	CHECK(sizeof(struct manadv_qp) == 32 && offsetof(struct manadv_qp, db_page) == 24,
+	      "manadv_qp");
+	CHECK(sizeof(struct manadv_cq) == 16 && offsetof(struct manadv_cq, cq_id) == 12,
+	      "manadv_cq");
+	CHECK(sizeof(struct manadv_rwq) == 32 && offsetof(struct manadv_rwq, db_page) == 24,
+	      "manadv_rwq");
+	CHECK(sizeof(struct manadv_obj) == 48 && offsetof(struct manadv_obj, rwq) == 32,
+	      "manadv_obj");
+	CHECK(MANADV_CTX_ATTR_BUF_ALLOCATORS == 0, "attr enum");
+	CHECK(MANADV_OBJ_QP == 1 && MANADV_OBJ_CQ == 2 && MANADV_OBJ_RWQ == 4,
+	      "obj enum");
+	return check_done();
+}
