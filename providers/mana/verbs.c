@@ -9,13 +9,14 @@
 
 #include "mana.h"
 
-/* The kernel reports firmware as one u64: four 16-bit fields, major first. */
+/*
+ * The kernel reports firmware as one u64: major in the upper 32 bits, then
+ * 16-bit minor and sub-minor (the common uverbs convention).
+ */
 void mana_format_fw_ver(uint64_t raw, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u.%u.%u.%u", (unsigned int)(raw >> 48) & 0xffff,
-		 (unsigned int)(raw >> 32) & 0xffff,
-		 (unsigned int)(raw >> 16) & 0xffff,
-		 (unsigned int)raw & 0xffff);
+	snprintf(buf, len, "%u.%u.%u", (unsigned int)(raw >> 32),
+		 (unsigned int)(raw >> 16) & 0xffff, (unsigned int)raw & 0xffff);
 }
 
 int mana_query_device_ex(struct ibv_context *context,

@@ -1,0 +1,819 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The libc entry points libibverbs, libnl, providers and DPDK use to
+ * reach the kernel.  Each one checks whether the path or fd belongs to
+ * the emulated kernel and otherwise calls the next definition in the
+ * lookup order (dlsym(RTLD_NEXT)), so everything else, including ASan's
+ * interceptors sitting in front of us, behaves as before.
+ */
+#ifdef _FORTIFY_SOURCE
+#undef _FORTIFY_SOURCE	/* we define the functions fortify wraps */
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+#include "emu.h"
+#include "emu_defs.h"
+#include "kernel.h"
+#include "netlink.h"
+#include "uverbs.h"
+
+/* Fortified variants are not declared without _FORTIFY_SOURCE. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
+		       int flags, __SOCKADDR_ARG addr, socklen_t *alen);
+int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
+
+static void *real_sym(void **slot, const char *name)
+{
+	static const char msg[] = "mana-emu: cannot resolve a libc symbol\n";
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (p)
+		return p;
+	p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		syscall(SYS_write, STDERR_FILENO, msg, sizeof(msg) - 1);
+		abort();
+	}
+	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+#define REAL(fn)                                                               \
+	({                                                                     \
+		static void *slot_;                                            \
+		((__typeof__(&fn))real_sym(&slot_, #fn));                      \
+	})
+
+/* Kernel calls return -errno; libc returns -1 and sets errno. */
+static long set_errno(long ret)
+{
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
+int emu_real_close(int fd)
+{
+	return REAL(close)(fd);
+}
+
+ssize_t emu_real_read(int fd, void *buf, size_t len)
+{
+	return REAL(read)(fd, buf, len);
+}
+
+int emu_real_setsockopt(int fd, int level, int name, const void *val,
+			socklen_t len)
+{
+	return REAL(setsockopt)(fd, level, name, val, len);
+}
+
+int emu_real_getsockopt(int fd, int level, int name, void *val,
+			socklen_t *len)
+{
+	return REAL(getsockopt)(fd, level, name, val, len);
+}
+
+/* ---- the char device: /dev/infiniband/uverbsN ----------------------------- */
+
+/* Device number of an emulated uverbs path, or -1. */
+static int uverbs_devnum(const char *path)
+{
+	static const char prefix[] = EMU_CDEV_DIR "uverbs";
+	unsigned long n;
+	char *end;
+
+	if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
+		return -1;
+	path += sizeof(prefix) - 1;
+	if (*path < '0' || *path > '9')
+		return -1;
+	n = strtoul(path, &end, 10);
+	if (*end || n >= EMU_UVERBS_DEVICES || (path[0] == '0' && path[1]))
+		return -1;
+	return n;
+}
+
+static bool needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/*
+ * The fd is a real eventfd, so that anything we do not intercept fails
+ * instead of silently talking to some other file.
+ */
+static int uverbs_open(unsigned int devnum, int flags)
+{
+	struct emu_file *file;
+	int fd, efd_flags = 0;
+
+	emu_init();
+	if ((flags & O_CREAT) && (flags & O_EXCL))
+		return set_errno(-EEXIST);
+	if (flags & O_DIRECTORY)
+		return set_errno(-ENOTDIR);
+	if (flags & O_CLOEXEC)
+		efd_flags |= EFD_CLOEXEC;
+	if (flags & O_NONBLOCK)
+		efd_flags |= EFD_NONBLOCK;
+	fd = eventfd(0, efd_flags);
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&emu.lock);
+	file = emu_file_open(devnum, fd, (flags & O_ACCMODE) != O_RDONLY);
+	pthread_mutex_unlock(&emu.lock);
+	if (!file) {
+		REAL(close)(fd);
+		return set_errno(fd >= EMU_MAX_FDS ? -EMFILE : -ENOMEM);
+	}
+	if (emu_verbose())
+		emu_log("open %suverbs%u flags 0x%x -> fd %d", EMU_CDEV_DIR,
+			devnum, flags, fd);
+	return fd;
+}
+
+static int open_common(const char *path, int flags, mode_t mode,
+		       int (*real)(const char *, int, ...))
+{
+	int devnum = uverbs_devnum(path);
+
+	if (devnum >= 0)
+		return uverbs_open(devnum, flags);
+	return real(path, flags, mode);
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return needs_mode(flags) ? va_arg(ap, int) : 0;
+}
+
+EMU_EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return open_common(path, flags, mode, REAL(open));
+}
+
+EMU_EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return open_common(path, flags, mode, REAL(open64));
+}
+
+EMU_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	int devnum = uverbs_devnum(path);
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (devnum >= 0)
+		return uverbs_open(devnum, flags);
+	return REAL(openat)(dirfd, path, flags, mode);
+}
+
+EMU_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	int devnum = uverbs_devnum(path);
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	if (devnum >= 0)
+		return uverbs_open(devnum, flags);
+	return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+EMU_EXPORT int __open_2(const char *path, int flags)
+{
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ? uverbs_open(devnum, flags) :
+			     REAL(__open_2)(path, flags);
+}
+
+EMU_EXPORT int __open64_2(const char *path, int flags)
+{
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ? uverbs_open(devnum, flags) :
+			     REAL(__open64_2)(path, flags);
+}
+
+EMU_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ? uverbs_open(devnum, flags) :
+			     REAL(__openat_2)(dirfd, path, flags);
+}
+
+EMU_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ? uverbs_open(devnum, flags) :
+			     REAL(__openat64_2)(dirfd, path, flags);
+}
+
+/* ---- stat family: a crw-rw-rw- 231:192+N character device ------------------ */
+
+static struct timespec emu_start_time(void)
+{
+	static struct timespec ts;
+
+	if (!ts.tv_sec)
+		clock_gettime(CLOCK_REALTIME, &ts);
+	return ts;
+}
+
+#define FILL_STAT(st, devnum)                                                  \
+	do {                                                                   \
+		memset((st), 0, sizeof(*(st)));                                \
+		(st)->st_dev = makedev(0, 5);	/* devtmpfs */                 \
+		(st)->st_ino = 0x4d414e41 + (devnum);                          \
+		(st)->st_mode = S_IFCHR | 0666;                                \
+		(st)->st_nlink = 1;                                            \
+		(st)->st_rdev = makedev(EMU_UVERBS_MAJOR,                      \
+					EMU_UVERBS_MINOR_BASE + (devnum));     \
+		(st)->st_blksize = 4096;                                       \
+		(st)->st_atim = (st)->st_mtim = (st)->st_ctim =                \
+			emu_start_time();                                      \
+	} while (0)
+
+static int fd_devnum(int fd)
+{
+	struct emu_file *file;
+	int devnum = -1;
+
+	if (emu_fd_kind(fd) != EMU_FD_UVERBS)
+		return -1;
+	pthread_mutex_lock(&emu.lock);
+	file = emu_fd_obj(fd, EMU_FD_UVERBS);
+	if (file)
+		devnum = file->devnum;
+	pthread_mutex_unlock(&emu.lock);
+	return devnum;
+}
+
+/* fstatat() target: an absolute uverbs path, or dirfd with AT_EMPTY_PATH */
+static int at_devnum(int dirfd, const char *path, int flags)
+{
+	if ((flags & AT_EMPTY_PATH) && path && !path[0])
+		return fd_devnum(dirfd);
+	return uverbs_devnum(path);
+}
+
+EMU_EXPORT int stat(const char *restrict path, struct stat *restrict st)
+{
+	int devnum = uverbs_devnum(path);
+
+	if (devnum < 0)
+		return REAL(stat)(path, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int stat64(const char *restrict path, struct stat64 *restrict st)
+{
+	int devnum = uverbs_devnum(path);
+
+	if (devnum < 0)
+		return REAL(stat64)(path, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int lstat(const char *restrict path, struct stat *restrict st)
+{
+	int devnum = uverbs_devnum(path);
+
+	if (devnum < 0)
+		return REAL(lstat)(path, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int lstat64(const char *restrict path, struct stat64 *restrict st)
+{
+	int devnum = uverbs_devnum(path);
+
+	if (devnum < 0)
+		return REAL(lstat64)(path, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int fstat(int fd, struct stat *st)
+{
+	int devnum = fd_devnum(fd);
+
+	if (devnum < 0)
+		return REAL(fstat)(fd, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	int devnum = fd_devnum(fd);
+
+	if (devnum < 0)
+		return REAL(fstat64)(fd, st);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int fstatat(int dirfd, const char *restrict path,
+		       struct stat *restrict st, int flags)
+{
+	int devnum = at_devnum(dirfd, path, flags);
+
+	if (devnum < 0)
+		return REAL(fstatat)(dirfd, path, st, flags);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int fstatat64(int dirfd, const char *restrict path,
+			 struct stat64 *restrict st, int flags)
+{
+	int devnum = at_devnum(dirfd, path, flags);
+
+	if (devnum < 0)
+		return REAL(fstatat64)(dirfd, path, st, flags);
+	FILL_STAT(st, devnum);
+	return 0;
+}
+
+EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
+		     unsigned int mask, struct statx *restrict stx)
+{
+	int devnum = at_devnum(dirfd, path, flags);
+	struct timespec ts;
+
+	if (devnum < 0)
+		return REAL(statx)(dirfd, path, flags, mask, stx);
+	ts = emu_start_time();
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_mask = STATX_BASIC_STATS;
+	stx->stx_blksize = 4096;
+	stx->stx_nlink = 1;
+	stx->stx_mode = S_IFCHR | 0666;
+	stx->stx_ino = 0x4d414e41 + devnum;
+	stx->stx_rdev_major = EMU_UVERBS_MAJOR;
+	stx->stx_rdev_minor = EMU_UVERBS_MINOR_BASE + devnum;
+	stx->stx_dev_minor = 5;
+	stx->stx_atime.tv_sec = stx->stx_mtime.tv_sec =
+		stx->stx_ctime.tv_sec = ts.tv_sec;
+	return 0;
+}
+
+static int uverbs_access(int mode)
+{
+	return (mode & X_OK) ? set_errno(-EACCES) : 0;
+}
+
+EMU_EXPORT int access(const char *path, int mode)
+{
+	return uverbs_devnum(path) >= 0 ? uverbs_access(mode) :
+					  REAL(access)(path, mode);
+}
+
+EMU_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	return uverbs_devnum(path) >= 0 ?
+		       uverbs_access(mode) :
+		       REAL(faccessat)(dirfd, path, mode, flags);
+}
+
+/* ---- commands: write() and ioctl() on the uverbs fd ------------------------ */
+
+static ssize_t event_read(int fd, void *buf, size_t len)
+{
+	struct emu_event_file *ev;
+	bool detached;
+	size_t size;
+
+	pthread_mutex_lock(&emu.lock);
+	ev = emu_fd_obj(fd, EMU_FD_EVENT);
+	if (!ev) {
+		pthread_mutex_unlock(&emu.lock);
+		return REAL(read)(fd, buf, len);
+	}
+	size = emu_event_size(ev);
+	detached = !ev->owner;
+	pthread_mutex_unlock(&emu.lock);
+	/* The kernel hands out one whole record per read. */
+	if (detached)
+		return set_errno(-EIO);
+	if (len < size)
+		return set_errno(-EINVAL);
+	return REAL(read)(fd, buf, size);
+}
+
+static ssize_t netlink_send(int fd, const void *buf, size_t len,
+			    const struct sockaddr *to, socklen_t tolen)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_name = (void *)to, .msg_namelen = tolen,
+			      .msg_iov = &iov, .msg_iovlen = 1 };
+	struct emu_nlsock *s;
+	ssize_t ret = -EBADF;
+
+	pthread_mutex_lock(&emu.lock);
+	s = emu_fd_obj(fd, EMU_FD_NETLINK);
+	if (s)
+		ret = emu_nl_sendmsg(s, &msg);
+	pthread_mutex_unlock(&emu.lock);
+	return set_errno(ret);
+}
+
+EMU_EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct emu_file *file;
+	ssize_t ret = -EBADF;
+
+	switch (emu_fd_kind(fd)) {
+	case EMU_FD_NONE:
+		break;
+	case EMU_FD_UVERBS:
+		pthread_mutex_lock(&emu.lock);
+		file = emu_fd_obj(fd, EMU_FD_UVERBS);
+		if (file)
+			ret = emu_uverbs_write(file, buf, len);
+		pthread_mutex_unlock(&emu.lock);
+		return set_errno(ret);
+	case EMU_FD_EVENT:
+		return set_errno(-EBADF);	/* opened read-only */
+	case EMU_FD_NETLINK:
+		return netlink_send(fd, buf, len, NULL, 0);
+	}
+	return REAL(write)(fd, buf, len);
+}
+
+EMU_EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	switch (emu_fd_kind(fd)) {
+	case EMU_FD_UVERBS:
+		return set_errno(-EINVAL);	/* no read method */
+	case EMU_FD_EVENT:
+		return event_read(fd, buf, len);
+	default:
+		return REAL(read)(fd, buf, len);
+	}
+}
+
+EMU_EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (emu_fd_kind(fd) == EMU_FD_NONE)
+		return REAL(__read_chk)(fd, buf, len, buflen);
+	if (len > buflen)
+		abort();
+	return read(fd, buf, len);
+}
+
+EMU_EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	struct emu_file *file;
+	va_list ap;
+	void *arg;
+	int ret = -EBADF;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (emu_fd_kind(fd) != EMU_FD_UVERBS)
+		return REAL(ioctl)(fd, request, arg);
+	pthread_mutex_lock(&emu.lock);
+	file = emu_fd_obj(fd, EMU_FD_UVERBS);
+	if (file)
+		ret = emu_uverbs_ioctl(file, request, arg);
+	pthread_mutex_unlock(&emu.lock);
+	return set_errno(ret);
+}
+
+/* ---- close: releasing a file releases what it owns ------------------------- */
+
+static void release_fd(int fd, enum emu_fd_kind kind)
+{
+	void *obj;
+
+	pthread_mutex_lock(&emu.lock);
+	obj = emu_fd_obj(fd, kind);
+	if (obj && kind == EMU_FD_UVERBS) {
+		if (emu_verbose())
+			emu_log("close uverbs fd %d: context released", fd);
+		emu_file_release(obj);
+	} else if (obj && kind == EMU_FD_EVENT) {
+		emu_event_file_app_closed(obj);
+	} else if (obj && kind == EMU_FD_NETLINK) {
+		emu_nl_release(obj);
+	}
+	pthread_mutex_unlock(&emu.lock);
+}
+
+EMU_EXPORT int close(int fd)
+{
+	enum emu_fd_kind kind = emu_fd_kind(fd);
+
+	if (kind != EMU_FD_NONE)
+		release_fd(fd, kind);
+	return REAL(close)(fd);
+}
+
+/* dup2/dup3 onto one of our fds closes it first, as the kernel does. */
+static void release_target(int oldfd, int newfd)
+{
+	enum emu_fd_kind kind = emu_fd_kind(newfd);
+
+	if (kind != EMU_FD_NONE && oldfd != newfd &&
+	    fcntl(oldfd, F_GETFD) >= 0)
+		release_fd(newfd, kind);
+}
+
+EMU_EXPORT int dup2(int oldfd, int newfd)
+{
+	release_target(oldfd, newfd);
+	return REAL(dup2)(oldfd, newfd);
+}
+
+EMU_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	release_target(oldfd, newfd);
+	return REAL(dup3)(oldfd, newfd, flags);
+}
+
+/* ---- mmap of the doorbell page --------------------------------------------- */
+
+static void *uverbs_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			 off_t offset)
+{
+	struct emu_file *file;
+	void *p = MAP_FAILED;
+	int err = EBADF;
+
+	pthread_mutex_lock(&emu.lock);
+	file = emu_fd_obj(fd, EMU_FD_UVERBS);
+	if (file)
+		p = emu_uverbs_mmap(file, addr, len, prot, flags, offset, &err);
+	pthread_mutex_unlock(&emu.lock);
+	if (emu_verbose())
+		emu_log("mmap fd %d len %zu offset %lld -> %s", fd, len,
+			(long long)offset,
+			p == MAP_FAILED ? emu_errname(err) : "doorbell page");
+	if (p == MAP_FAILED)
+		errno = err;
+	return p;
+}
+
+EMU_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+		      off_t offset)
+{
+	if (emu_fd_kind(fd) == EMU_FD_UVERBS && !(flags & MAP_ANONYMOUS))
+		return uverbs_mmap(addr, len, prot, flags, fd, offset);
+	return REAL(mmap)(addr, len, prot, flags, fd, offset);
+}
+
+EMU_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+			off64_t offset)
+{
+	if (emu_fd_kind(fd) == EMU_FD_UVERBS && !(flags & MAP_ANONYMOUS))
+		return uverbs_mmap(addr, len, prot, flags, fd, offset);
+	return REAL(mmap64)(addr, len, prot, flags, fd, offset);
+}
+
+EMU_EXPORT int munmap(void *addr, size_t len)
+{
+	int ret = REAL(munmap)(addr, len);
+
+	if (!ret && emu_mmap_tracked()) {
+		pthread_mutex_lock(&emu.lock);
+		emu_munmap_notify(addr, len);
+		pthread_mutex_unlock(&emu.lock);
+	}
+	return ret;
+}
+
+/* ---- NETLINK_RDMA sockets ------------------------------------------------- */
+
+EMU_EXPORT int socket(int domain, int type, int protocol)
+{
+	int ret;
+
+	if (domain != AF_NETLINK || protocol != NETLINK_RDMA)
+		return REAL(socket)(domain, type, protocol);
+	emu_init();
+	if (emu.opts.no_netlink) {
+		if (emu_verbose())
+			emu_log("netlink socket refused (--no-netlink)");
+		return set_errno(-EPROTONOSUPPORT);
+	}
+	pthread_mutex_lock(&emu.lock);
+	ret = emu_nl_socket(type);
+	pthread_mutex_unlock(&emu.lock);
+	return set_errno(ret);
+}
+
+/* Run fn on our netlink socket behind fd; -EBADF if it just went away. */
+#define NL_CALL(fd, expr)                                                      \
+	({                                                                     \
+		struct emu_nlsock *s;                                          \
+		long ret_ = -EBADF;                                            \
+		pthread_mutex_lock(&emu.lock);                                 \
+		s = emu_fd_obj(fd, EMU_FD_NETLINK);                            \
+		if (s)                                                         \
+			ret_ = (expr);                                         \
+		pthread_mutex_unlock(&emu.lock);                               \
+		set_errno(ret_);                                               \
+	})
+
+EMU_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(bind)(fd, addr, len);
+	return NL_CALL(fd, emu_nl_bind(s, addr.__sockaddr__, len));
+}
+
+EMU_EXPORT int getsockname(int fd, __SOCKADDR_ARG addr,
+			   socklen_t *restrict len)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(getsockname)(fd, addr, len);
+	return NL_CALL(fd, emu_nl_getsockname(s, addr.__sockaddr__, len));
+}
+
+EMU_EXPORT int setsockopt(int fd, int level, int name, const void *val,
+			  socklen_t len)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(setsockopt)(fd, level, name, val, len);
+	return NL_CALL(fd, emu_nl_setsockopt(s, level, name, val, len));
+}
+
+EMU_EXPORT int getsockopt(int fd, int level, int name, void *restrict val,
+			  socklen_t *restrict len)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(getsockopt)(fd, level, name, val, len);
+	return NL_CALL(fd, emu_nl_getsockopt(s, level, name, val, len));
+}
+
+EMU_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(sendmsg)(fd, msg, flags);
+	return NL_CALL(fd, emu_nl_sendmsg(s, msg));
+}
+
+EMU_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+			  __CONST_SOCKADDR_ARG to, socklen_t tolen)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+	return netlink_send(fd, buf, len, to.__sockaddr__, tolen);
+}
+
+EMU_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(send)(fd, buf, len, flags);
+	return netlink_send(fd, buf, len, NULL, 0);
+}
+
+EMU_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct msghdr m;
+	ssize_t ret;
+
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(recvmsg)(fd, msg, flags);
+	/* The datagram came from our socketpair; report the kernel instead. */
+	m = *msg;
+	m.msg_name = NULL;
+	m.msg_namelen = 0;
+	ret = REAL(recvmsg)(fd, &m, flags);
+	if (ret < 0)
+		return ret;
+	msg->msg_flags = m.msg_flags;
+	msg->msg_controllen = m.msg_controllen;
+	if (msg->msg_name)
+		emu_nl_fill_name(msg->msg_name, &msg->msg_namelen);
+	return ret;
+}
+
+EMU_EXPORT ssize_t recvfrom(int fd, void *restrict buf, size_t len, int flags,
+			    __SOCKADDR_ARG from, socklen_t *restrict fromlen)
+{
+	ssize_t ret;
+
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(recvfrom)(fd, buf, len, flags, from, fromlen);
+	ret = REAL(recvfrom)(fd, buf, len, flags, (struct sockaddr *)NULL,
+			     NULL);
+	if (ret >= 0 && from.__sockaddr__ && fromlen)
+		emu_nl_fill_name(from.__sockaddr__, fromlen);
+	return ret;
+}
+
+/* recv() reports no sender, so the socketpair answers it unchanged. */
+EMU_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	return REAL(recv)(fd, buf, len, flags);
+}
+
+EMU_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
+				  size_t buflen, int flags,
+				  __SOCKADDR_ARG from, socklen_t *fromlen)
+{
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
+		return REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from,
+					    fromlen);
+	if (len > buflen)
+		abort();
+	return recvfrom(fd, buf, len, flags, from, fromlen);
+}
+
+/* ---- poll: the uverbs fd has no poll method, so it is always ready ------- */
+
+#define UVERBS_POLLMASK (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM)
+
+static int poll_with_uverbs(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	int saved[nfds ? nfds : 1], ready = 0, ret;
+	nfds_t i;
+
+	for (i = 0; i < nfds; i++) {
+		saved[i] = fds[i].fd;
+		if (emu_fd_kind(fds[i].fd) != EMU_FD_UVERBS)
+			continue;
+		if (fds[i].events & UVERBS_POLLMASK)
+			ready++;
+		fds[i].fd = -1;		/* hidden from the real poll */
+	}
+	ret = REAL(poll)(fds, nfds, ready ? 0 : timeout);
+	for (i = 0; i < nfds; i++) {
+		if (fds[i].fd != saved[i]) {
+			fds[i].fd = saved[i];
+			fds[i].revents = fds[i].events & UVERBS_POLLMASK;
+		}
+	}
+	return ret < 0 ? ret : ret + ready;
+}
+
+EMU_EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	nfds_t i;
+
+	for (i = 0; i < nfds; i++)
+		if (emu_fd_kind(fds[i].fd) == EMU_FD_UVERBS)
+			return poll_with_uverbs(fds, nfds, timeout);
+	return REAL(poll)(fds, nfds, timeout);
+}
+
+EMU_EXPORT int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout,
+			  size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < nfds)
+		abort();
+	return poll(fds, nfds, timeout);
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mana-emu: run a command against an emulated MANA device.
+ *
+ *   mana-emu [options] -- COMMAND [ARGS...]
+ *
+ * The launcher parses the options, generates a sysfs tree for the device
+ * in a fresh /tmp/mana-emu.XXXXXX, and runs COMMAND with libmana-emu.so
+ * (the mock kernel) preloaded and, with --provider=ours, our libmana.so.1
+ * preloaded after it so that it registers before any provider libibverbs
+ * would load from its config directory.  When COMMAND exits the tree is
+ * removed and mana-emu exits with COMMAND's status (128 + signal number if
+ * it was killed).  Bad usage exits with 2, a launcher failure with 125.
+ *
+ * Environment form (no launcher): the library reads the same options
+ * from MANA_EMU_OPTIONS in its constructor, generates its own tree, sets
+ * SYSFS_PATH/SYSFS_PCI_DEVICES itself and removes the tree at exit:
+ *
+ *   LD_PRELOAD=build/lib/libmana-emu.so \
+ *   MANA_EMU_OPTIONS="--ports=2 --no-netlink" COMMAND
+ *
+ * In that form the provider is whatever LD_PRELOAD says: append
+ * build/lib/libmana.so.1 after libmana-emu.so to use ours.
+ *
+ * Variables set for COMMAND: SYSFS_PATH, SYSFS_PCI_DEVICES (read by
+ * libibverbs and DPDK), MANA_EMU_SYSFS (the library then uses this tree
+ * instead of making one), MANA_EMU_OPTIONS (the normalised options) and
+ * LD_PRELOAD.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "sysfs.h"
+
+#ifndef MANA_ASAN_RUNTIME
+#define MANA_ASAN_RUNTIME ""
+#endif
+#ifndef MANA_EMU_INSTALL_LIBDIR
+#define MANA_EMU_INSTALL_LIBDIR "/usr/local/lib"
+#endif
+
+#define PROG "mana-emu"
+#define EXIT_USAGE 2
+#define EXIT_LAUNCHER 125
+#define EMU_LIB "libmana-emu.so"
+#define PROVIDER_LIB "libmana.so.1"
+
+static volatile pid_t child_pid;
+
+static void usage_error(const char *msg)
+{
+	fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", msg);
+	exit(EXIT_USAGE);
+}
+
+static int lib_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= PATH_MAX)
+		return 0;
+	return access(path, R_OK) == 0;
+}
+
+/* <dir of the executable>/../lib, else the configured install libdir */
+static int find_libdir(char *libdir)
+{
+	char exe[PATH_MAX], cand[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(cand, sizeof(cand), "%s/../lib", dirname(exe));
+		if (realpath(cand, libdir) && lib_in(libdir, EMU_LIB))
+			return 0;
+	}
+	snprintf(libdir, PATH_MAX, "%s", MANA_EMU_INSTALL_LIBDIR);
+	if (lib_in(libdir, EMU_LIB))
+		return 0;
+	fprintf(stderr, PROG ": cannot find " EMU_LIB " next to %s or in %s\n",
+		n > 0 ? exe : "the launcher", MANA_EMU_INSTALL_LIBDIR);
+	return -1;
+}
+
+static void append_path(char *buf, size_t len, const char *item)
+{
+	size_t used = strlen(buf);
+
+	if (!item || !*item)
+		return;
+	snprintf(buf + used, len - used, "%s%s", used ? ":" : "", item);
+}
+
+static int build_preload(const struct mana_emu_options *opts,
+			 const char *libdir, char *buf, size_t len)
+{
+	const char *prev = getenv("LD_PRELOAD");
+	char path[PATH_MAX + 32];
+
+	buf[0] = 0;
+	append_path(buf, len, MANA_ASAN_RUNTIME);
+	snprintf(path, sizeof(path), "%s/%s", libdir, EMU_LIB);
+	append_path(buf, len, path);
+	if (opts->provider == MANA_EMU_PROVIDER_OURS) {
+		snprintf(path, sizeof(path), "%s/%s", libdir, PROVIDER_LIB);
+		if (access(path, R_OK) == 0)
+			append_path(buf, len, path);
+		else
+			fprintf(stderr,
+				PROG ": warning: %s not found, the system's "
+				"provider will serve the device\n", path);
+	}
+	append_path(buf, len, prev);
+	if (strlen(buf) + 1 >= len) {
+		fprintf(stderr, PROG ": LD_PRELOAD too long\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_env(const struct mana_emu_options *opts, const char *root,
+		     const char *libdir)
+{
+	char pci[PATH_MAX + 32], norm[1024], preload[8192];
+
+	snprintf(pci, sizeof(pci), "%s/bus/pci/devices", root);
+	mana_emu_options_format(opts, norm, sizeof(norm));
+	if (build_preload(opts, libdir, preload, sizeof(preload)))
+		return -1;
+	if (setenv("SYSFS_PATH", root, 1) ||
+	    setenv("SYSFS_PCI_DEVICES", pci, 1) ||
+	    setenv(MANA_EMU_ENV_SYSFS, root, 1) ||
+	    setenv(MANA_EMU_ENV_OPTIONS, norm, 1) ||
+	    setenv("LD_PRELOAD", preload, 1)) {
+		perror(PROG ": setenv");
+		return -1;
+	}
+	if (opts->verbose)
+		fprintf(stderr,
+			PROG ": sysfs %s\n" PROG ": options %s\n"
+			PROG ": LD_PRELOAD=%s\n", root, norm, preload);
+	return 0;
+}
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static void set_parent_signals(void)
+{
+	struct sigaction sa = { .sa_handler = forward_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* The terminal already signals the whole process group. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void exec_child(char *const argv[])
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, PROG ": %s: %s\n", argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static int run(char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	set_parent_signals();
+	pid = fork();
+	if (pid < 0) {
+		perror(PROG ": fork");
+		return EXIT_LAUNCHER;
+	}
+	if (pid == 0)
+		exec_child(argv);
+	child_pid = pid;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror(PROG ": waitpid");
+			return EXIT_LAUNCHER;
+		}
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char *argv[])
+{
+	struct mana_emu_options opts;
+	char err[256], root[PATH_MAX], libdir[PATH_MAX];
+	int consumed, ret;
+
+	mana_emu_options_init(&opts);
+	if (mana_emu_options_parse_argv(&opts, argc - 1, argv + 1, &consumed,
+					err, sizeof(err)))
+		usage_error(err);
+	if (opts.help) {
+		mana_emu_options_usage(stdout, PROG);
+		return 0;
+	}
+	if (1 + consumed >= argc)
+		usage_error("missing COMMAND (usage: " PROG
+			    " [options] -- COMMAND [ARGS...])");
+	if (find_libdir(libdir))
+		return EXIT_LAUNCHER;
+	if (mana_emu_sysfs_create(&opts, root, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return EXIT_LAUNCHER;
+	}
+	ret = EXIT_LAUNCHER;
+	if (!setup_env(&opts, root, libdir))
+		ret = run(argv + 1 + consumed);
+	if (mana_emu_sysfs_remove(root))
+		fprintf(stderr, PROG ": cannot remove %s: %s\n", root,
+			strerror(errno));
+	return ret;
+}

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Table-driven option parser for mana-emu.  To add an option, add one
+ * row to opt_table (and a field to struct mana_emu_options); parsing,
+ * error messages, the normalised MANA_EMU_OPTIONS string and --help all
+ * follow from the row.
+ */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_kind {
+	OPT_FLAG,	/* bool field, no value */
+	OPT_UINT,	/* unsigned int field, decimal value in [min, max] */
+	OPT_ENUM,	/* unsigned int field, one of the choices */
+	OPT_CUSTOM,	/* parse/format callbacks */
+};
+
+struct opt_choice {
+	const char *name;
+	unsigned int value;
+};
+
+struct opt_def {
+	const char *name;	/* long name without "--" */
+	char short_name;	/* 0 when there is none */
+	enum opt_kind kind;
+	size_t offset;		/* field in struct mana_emu_options */
+	unsigned long min, max;
+	const struct opt_choice *choices;
+	int (*parse)(struct mana_emu_options *opts, const char *val);
+	int (*format)(const struct mana_emu_options *opts, char *buf,
+		      size_t len);
+	bool no_format;		/* not part of the normalised string */
+	const char *metavar;
+	const char *help;
+};
+
+static const struct opt_choice provider_choices[] = {
+	{ "ours", MANA_EMU_PROVIDER_OURS },
+	{ "system", MANA_EMU_PROVIDER_SYSTEM },
+	{}
+};
+
+static const struct opt_choice transport_choices[] = {
+	{ "ioctl", MANA_EMU_TRANSPORT_IOCTL },
+	{ "write", MANA_EMU_TRANSPORT_WRITE },
+	{}
+};
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Exactly six colon-separated pairs of hex digits, unicast. */
+static int parse_mac(struct mana_emu_options *opts, const char *val)
+{
+	uint8_t mac[6];
+	int i;
+
+	if (strlen(val) != 17)
+		return -1;
+	for (i = 0; i < 6; i++) {
+		const char *p = val + i * 3;
+		int hi = hexval(p[0]), lo = hexval(p[1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		if (i < 5 && p[2] != ':')
+			return -1;
+		mac[i] = hi << 4 | lo;
+	}
+	/* A port address must be unicast (I/G bit clear). */
+	if (mac[0] & 1)
+		return -1;
+	memcpy(opts->mac, mac, sizeof(mac));
+	return 0;
+}
+
+static int format_mac(const struct mana_emu_options *opts, char *buf,
+		      size_t len)
+{
+	const uint8_t *m = opts->mac;
+
+	return snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+			m[2], m[3], m[4], m[5]);
+}
+
+#define FIELD(f) offsetof(struct mana_emu_options, f)
+
+static const struct opt_def opt_table[] = {
+	{ .name = "provider", .kind = OPT_ENUM, .offset = FIELD(provider),
+	  .choices = provider_choices, .metavar = "ours|system",
+	  .help = "who serves the device: ours (lib/libmana.so.1,\n"
+		  "                                 registered first) or the "
+		  "system's libmana" },
+	{ .name = "driver-id", .kind = OPT_UINT, .offset = FIELD(driver_id),
+	  .min = 0, .max = 255, .metavar = "N",
+	  .help = "driver id in netlink and ioctl headers (default 20)" },
+	{ .name = "no-netlink", .kind = OPT_FLAG, .offset = FIELD(no_netlink),
+	  .help = "no NETLINK_RDMA (socket() gets EPROTONOSUPPORT)" },
+	{ .name = "transport", .kind = OPT_ENUM, .offset = FIELD(transport),
+	  .choices = transport_choices, .metavar = "ioctl|write",
+	  .help = "uverbs ABI (default ioctl); write: ioctls get ENOTTY" },
+	{ .name = "ports", .kind = OPT_UINT, .offset = FIELD(ports), .min = 1,
+	  .max = MANA_EMU_MAX_PORTS, .metavar = "N",
+	  .help = "number of ports (default 1)" },
+	{ .name = "mac", .kind = OPT_CUSTOM, .parse = parse_mac,
+	  .format = format_mac, .metavar = "XX:XX:XX:XX:XX:XX",
+	  .help = "port 1's MAC, port k adds k-1 (00:0d:3a:00:00:01)" },
+	{ .name = "netdev-up", .kind = OPT_FLAG, .offset = FIELD(netdev_up),
+	  .help = "the kernel netdev is up and holds every port" },
+	{ .name = "max-qp-wr", .kind = OPT_UINT, .offset = FIELD(max_qp_wr),
+	  .min = 64, .max = 1048576, .metavar = "N",
+	  .help = "max_qp_wr and max_cqe (64..1048576, default 8192)" },
+	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
+	  .help = "log every emulated kernel command to stderr" },
+	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
+	  .offset = FIELD(help), .no_format = true,
+	  .help = "show this help" },
+};
+
+#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+
+void mana_emu_options_init(struct mana_emu_options *opts)
+{
+	static const uint8_t default_mac[6] = { 0x00, 0x0d, 0x3a,
+						0x00, 0x00, 0x01 };
+
+	memset(opts, 0, sizeof(*opts));
+	opts->provider = MANA_EMU_PROVIDER_OURS;
+	opts->driver_id = 20;
+	opts->transport = MANA_EMU_TRANSPORT_IOCTL;
+	opts->ports = 1;
+	memcpy(opts->mac, default_mac, sizeof(default_mac));
+	opts->max_qp_wr = 8192;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool *flag_field(struct mana_emu_options *opts,
+			const struct opt_def *def)
+{
+	return (bool *)((char *)opts + def->offset);
+}
+
+static unsigned int *uint_field(struct mana_emu_options *opts,
+				const struct opt_def *def)
+{
+	return (unsigned int *)((char *)opts + def->offset);
+}
+
+static int parse_uint(const char *val, unsigned long min, unsigned long max,
+		      unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	/* Decimal digits only: no sign, no blanks, no base prefix. */
+	if (!isdigit((unsigned char)val[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void describe_expected(const struct opt_def *def, char *buf,
+			      size_t len)
+{
+	const struct opt_choice *c;
+	size_t used;
+
+	switch (def->kind) {
+	case OPT_UINT:
+		snprintf(buf, len, "an integer %lu..%lu", def->min, def->max);
+		return;
+	case OPT_ENUM:
+		used = snprintf(buf, len, "one of");
+		for (c = def->choices; c->name && used < len; c++)
+			used += snprintf(buf + used, len - used, " %s",
+					 c->name);
+		return;
+	default:
+		snprintf(buf, len, "%s", def->metavar ? def->metavar : "?");
+	}
+}
+
+static int apply_value(struct mana_emu_options *opts,
+		       const struct opt_def *def, const char *val, char *err,
+		       size_t errlen)
+{
+	const struct opt_choice *c;
+	char expected[128];
+	int ret = -1;
+
+	switch (def->kind) {
+	case OPT_FLAG:
+		*flag_field(opts, def) = true;
+		return 0;
+	case OPT_UINT:
+		ret = parse_uint(val, def->min, def->max, uint_field(opts, def));
+		break;
+	case OPT_ENUM:
+		for (c = def->choices; c->name; c++) {
+			if (!strcmp(c->name, val)) {
+				*uint_field(opts, def) = c->value;
+				ret = 0;
+				break;
+			}
+		}
+		break;
+	case OPT_CUSTOM:
+		ret = def->parse(opts, val);
+		break;
+	}
+	if (!ret)
+		return 0;
+	describe_expected(def, expected, sizeof(expected));
+	set_err(err, errlen, "--%s: invalid value '%s' (expected %s)",
+		def->name, val, expected);
+	return MANA_EMU_OPT_ERROR;
+}
+
+static const struct opt_def *find_long(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < OPT_COUNT; i++) {
+		if (strlen(opt_table[i].name) == len &&
+		    !strncmp(opt_table[i].name, name, len))
+			return &opt_table[i];
+	}
+	return NULL;
+}
+
+static const struct opt_def *find_short(char c)
+{
+	size_t i;
+
+	for (i = 0; i < OPT_COUNT; i++)
+		if (opt_table[i].short_name && opt_table[i].short_name == c)
+			return &opt_table[i];
+	return NULL;
+}
+
+/*
+ * Parse one option word.  *used tells the caller whether the next word
+ * was taken as the value ("--ports 2").
+ */
+static int parse_one(struct mana_emu_options *opts, const char *word,
+		     const char *next, bool *used_next, char *err,
+		     size_t errlen)
+{
+	const struct opt_def *def;
+	const char *name, *eq, *val = NULL;
+
+	*used_next = false;
+	if (word[0] == '-' && word[1] && word[1] != '-' && !word[2]) {
+		def = find_short(word[1]);
+	} else if (!strncmp(word, "--", 2) && word[2]) {
+		name = word + 2;
+		eq = strchr(name, '=');
+		def = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
+		if (eq)
+			val = eq + 1;
+	} else {
+		def = NULL;
+	}
+	if (!def) {
+		set_err(err, errlen, "unknown option '%s'", word);
+		return MANA_EMU_OPT_ERROR;
+	}
+	if (def->kind == OPT_FLAG) {
+		if (val) {
+			set_err(err, errlen, "--%s does not take a value",
+				def->name);
+			return MANA_EMU_OPT_ERROR;
+		}
+		return apply_value(opts, def, NULL, err, errlen);
+	}
+	if (!val) {
+		/* "--ports --verbose": the next option is not a value */
+		if (!next || (next[0] == '-' && next[1])) {
+			set_err(err, errlen, "--%s requires a value (%s)",
+				def->name, def->metavar);
+			return MANA_EMU_OPT_ERROR;
+		}
+		val = next;
+		*used_next = true;
+	}
+	return apply_value(opts, def, val, err, errlen);
+}
+
+int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,
+				char *const argv[], int *consumed, char *err,
+				size_t errlen)
+{
+	int i = 0;
+
+	while (i < argc) {
+		const char *word = argv[i];
+		bool used_next;
+
+		if (!strcmp(word, "--")) {
+			i++;
+			break;
+		}
+		if (word[0] != '-' || !word[1])
+			break;
+		if (parse_one(opts, word, i + 1 < argc ? argv[i + 1] : NULL,
+			      &used_next, err, errlen))
+			return MANA_EMU_OPT_ERROR;
+		i += used_next ? 2 : 1;
+	}
+	if (consumed)
+		*consumed = i;
+	return 0;
+}
+
+/* Split on blanks, honouring '...' and "..." (no escapes inside). */
+static int split_words(const char *str, char ***words_out, int *count_out)
+{
+	size_t len = strlen(str);
+	char **words = calloc(len / 2 + 2, sizeof(*words));
+	char *buf = malloc(len + 1);
+	char *out = buf;
+	int count = 0;
+
+	if (!words || !buf)
+		goto err;
+	while (*str) {
+		char quote = 0;
+
+		while (isspace((unsigned char)*str))
+			str++;
+		if (!*str)
+			break;
+		words[count++] = out;
+		while (*str && (quote || !isspace((unsigned char)*str))) {
+			if (!quote && (*str == '\'' || *str == '"'))
+				quote = *str;
+			else if (quote && *str == quote)
+				quote = 0;
+			else
+				*out++ = *str;
+			str++;
+		}
+		if (quote)
+			goto err;
+		*out++ = 0;
+	}
+	if (!count)
+		free(buf);
+	*words_out = words;
+	*count_out = count;
+	return 0;
+err:
+	free(words);
+	free(buf);
+	return -1;
+}
+
+int mana_emu_options_parse_string(struct mana_emu_options *opts,
+				  const char *str, char *err, size_t errlen)
+{
+	char **words;
+	int count, consumed, ret;
+
+	if (split_words(str, &words, &count)) {
+		set_err(err, errlen, "%s: unbalanced quote or out of memory",
+			MANA_EMU_ENV_OPTIONS);
+		return MANA_EMU_OPT_ERROR;
+	}
+	ret = mana_emu_options_parse_argv(opts, count, words, &consumed, err,
+					  errlen);
+	if (!ret && consumed != count) {
+		/* A command or "--" makes no sense in the environment form. */
+		set_err(err, errlen, "%s: unexpected word '%s'",
+			MANA_EMU_ENV_OPTIONS,
+			consumed > 0 && !strcmp(words[consumed - 1], "--") ?
+				"--" : words[consumed]);
+		ret = MANA_EMU_OPT_ERROR;
+	}
+	if (count)
+		free(words[0]);
+	free(words);
+	return ret;
+}
+
+static int format_one(const struct mana_emu_options *opts,
+		      const struct opt_def *def, char *buf, size_t len)
+{
+	struct mana_emu_options *o = (struct mana_emu_options *)opts;
+	const struct opt_choice *c;
+	unsigned int v;
+	char tmp[64];
+
+	switch (def->kind) {
+	case OPT_FLAG:
+		return *flag_field(o, def) ? snprintf(buf, len, "--%s",
+						      def->name) : 0;
+	case OPT_UINT:
+		return snprintf(buf, len, "--%s=%u", def->name,
+				*uint_field(o, def));
+	case OPT_ENUM:
+		v = *uint_field(o, def);
+		for (c = def->choices; c->name; c++)
+			if (c->value == v)
+				return snprintf(buf, len, "--%s=%s", def->name,
+						c->name);
+		return 0;
+	case OPT_CUSTOM:
+		def->format(opts, tmp, sizeof(tmp));
+		return snprintf(buf, len, "--%s=%s", def->name, tmp);
+	}
+	return 0;
+}
+
+static void append(char *buf, size_t len, size_t *used, const char *s)
+{
+	if (buf && *used < len)
+		snprintf(buf + *used, len - *used, "%s", s);
+	*used += strlen(s);
+}
+
+int mana_emu_options_format(const struct mana_emu_options *opts, char *buf,
+			    size_t len)
+{
+	size_t used = 0, i;
+	char piece[96];
+
+	if (buf && len)
+		buf[0] = 0;
+	for (i = 0; i < OPT_COUNT; i++) {
+		if (opt_table[i].no_format)
+			continue;
+		if (format_one(opts, &opt_table[i], piece, sizeof(piece)) <= 0)
+			continue;
+		if (used)
+			append(buf, len, &used, " ");
+		append(buf, len, &used, piece);
+	}
+	return used;
+}
+
+void mana_emu_options_usage(FILE *out, const char *prog)
+{
+	size_t i;
+
+	fprintf(out,
+		"Usage: %s [options] -- COMMAND [ARGS...]\n"
+		"Run COMMAND against an emulated MANA device (mana_0).\n\n"
+		"Options:\n", prog);
+	for (i = 0; i < OPT_COUNT; i++) {
+		const struct opt_def *def = &opt_table[i];
+		char left[64], shortopt[8] = "    ";
+
+		if (def->short_name)
+			snprintf(shortopt, sizeof(shortopt), "-%c, ",
+				 def->short_name);
+		if (def->kind == OPT_FLAG)
+			snprintf(left, sizeof(left), "%s--%s", shortopt,
+				 def->name);
+		else
+			snprintf(left, sizeof(left), "%s--%s=%s", shortopt,
+				 def->name, def->metavar);
+		fprintf(out, "  %-30s %s\n", left, def->help);
+	}
+	fprintf(out,
+		"\nWithout the launcher, preload the library and give the same "
+		"options\n(except --help) in the environment variable %s.\n",
+		MANA_EMU_ENV_OPTIONS);
+}
+
+void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,
+		       uint8_t mac[6])
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		v = v << 8 | opts->mac[i];
+	v += port ? port - 1 : 0;
+	for (i = 5; i >= 0; i--, v >>= 8)
+		mac[i] = v & 0xff;
+}

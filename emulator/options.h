@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mana-emu options: one table-driven parser shared by the launcher
+ * (argv), the preloaded library (MANA_EMU_OPTIONS) and the unit test.
+ */
+#ifndef MANA_EMU_OPTIONS_H
+#define MANA_EMU_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MANA_EMU_MAX_PORTS 8
+#define MANA_EMU_ENV_OPTIONS "MANA_EMU_OPTIONS"
+#define MANA_EMU_ENV_SYSFS "MANA_EMU_SYSFS"
+
+enum mana_emu_provider {
+	MANA_EMU_PROVIDER_OURS,
+	MANA_EMU_PROVIDER_SYSTEM,
+};
+
+enum mana_emu_transport {
+	MANA_EMU_TRANSPORT_IOCTL,
+	MANA_EMU_TRANSPORT_WRITE,
+};
+
+struct mana_emu_options {
+	unsigned int provider;		/* enum mana_emu_provider */
+	unsigned int driver_id;		/* reported by netlink and checked in ioctls */
+	bool no_netlink;
+	unsigned int transport;		/* enum mana_emu_transport */
+	unsigned int ports;
+	uint8_t mac[6];			/* port 1; port k adds k - 1 */
+	bool netdev_up;			/* the kernel netdev holds every port */
+	unsigned int max_qp_wr;		/* also max_cqe */
+	bool verbose;
+	bool help;			/* -h/--help seen (launcher only) */
+};
+
+/* Status codes of the parse functions (0 on success). */
+#define MANA_EMU_OPT_ERROR (-1)
+
+void mana_emu_options_init(struct mana_emu_options *opts);
+
+/*
+ * Parse launcher arguments.  Stops after "--" or before the first word
+ * that is not an option; *consumed is the number of argv entries used.
+ * On error returns MANA_EMU_OPT_ERROR with a message (naming the option)
+ * in err.
+ */
+int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,
+				char *const argv[], int *consumed, char *err,
+				size_t errlen);
+
+/*
+ * Parse the environment form, e.g. "--ports=2 --no-netlink".  Words are
+ * separated by blanks; single or double quotes group a value.
+ */
+int mana_emu_options_parse_string(struct mana_emu_options *opts,
+				  const char *str, char *err, size_t errlen);
+
+/*
+ * Write the normalised option string (every value explicit) that
+ * mana_emu_options_parse_string() turns back into the same options.
+ * Returns the length needed, like snprintf.
+ */
+int mana_emu_options_format(const struct mana_emu_options *opts, char *buf,
+			    size_t len);
+
+void mana_emu_options_usage(FILE *out, const char *prog);
+
+/* MAC of port (1-based): port 1's MAC plus port - 1, carried across bytes. */
+void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,
+		       uint8_t mac[6]);
+
+#endif /* MANA_EMU_OPTIONS_H */

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Generate the sysfs view of one MANA VF, laid out like the real thing:
+ * the PCI function is a directory holding the IB device, the uverbs
+ * char device and one netdev per port, and the class directories link
+ * into it.  libibverbs only needs the class/ entries; DPDK and tools
+ * walk from the IB device to the PCI function and its netdevs.
+ */
+#include "sysfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emu_defs.h"
+#include "options.h"
+
+#define TREE_TEMPLATE "/tmp/mana-emu.XXXXXX"
+#define PCI_DIR "bus/pci/devices/" EMU_PCI_BDF
+#define IB_DIR PCI_DIR "/infiniband/" EMU_IBDEV_NAME
+#define UVERBS_DIR PCI_DIR "/infiniband_verbs/" EMU_UVERBS_NAME
+
+/* Builder with a sticky error so the layout code reads top to bottom. */
+struct tree {
+	char root[PATH_MAX];
+	bool failed;
+	char *err;
+	size_t errlen;
+};
+
+static void tree_fail(struct tree *t, const char *what, const char *rel)
+{
+	if (t->failed)
+		return;
+	t->failed = true;
+	snprintf(t->err, t->errlen, "sysfs tree: %s %s/%s: %s", what, t->root,
+		 rel, strerror(errno));
+}
+
+static int tree_path(struct tree *t, const char *rel, char *path)
+{
+	if (snprintf(path, PATH_MAX, "%s/%s", t->root, rel) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		tree_fail(t, "path", rel);
+		return -1;
+	}
+	return 0;
+}
+
+/* mkdir -p of rel (relative to the root) */
+static void tree_mkdir(struct tree *t, const char *rel)
+{
+	char path[PATH_MAX];
+	char *p;
+
+	if (t->failed || tree_path(t, rel, path))
+		return;
+	for (p = path + strlen(t->root) + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c)
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			tree_fail(t, "mkdir", rel);
+			return;
+		}
+		*p = c;
+		if (!c)
+			return;
+	}
+}
+
+static void tree_vwrite(struct tree *t, const char *rel, const char *fmt,
+			va_list ap)
+{
+	char path[PATH_MAX], text[1024];
+	int fd, len;
+
+	if (t->failed || tree_path(t, rel, path))
+		return;
+	len = vsnprintf(text, sizeof(text), fmt, ap);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0) {
+		tree_fail(t, "create", rel);
+		return;
+	}
+	if (write(fd, text, len) != len)
+		tree_fail(t, "write", rel);
+	close(fd);
+}
+
+static void tree_write(struct tree *t, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void tree_write(struct tree *t, const char *rel, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tree_vwrite(t, rel, fmt, ap);
+	va_end(ap);
+}
+
+/* Attribute file in directory dir: dir/name */
+static void tree_attr(struct tree *t, const char *dir, const char *name,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void tree_attr(struct tree *t, const char *dir, const char *name,
+		      const char *fmt, ...)
+{
+	char rel[1024];
+	va_list ap;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	va_start(ap, fmt);
+	tree_vwrite(t, rel, fmt, ap);
+	va_end(ap);
+}
+
+static void tree_link(struct tree *t, const char *rel, const char *target)
+{
+	char path[PATH_MAX];
+
+	if (t->failed || tree_path(t, rel, path))
+		return;
+	if (symlink(target, path))
+		tree_fail(t, "symlink", rel);
+}
+
+static void format_guid(uint64_t guid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%04x:%04x:%04x:%04x",
+		 (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff,
+		 (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+}
+
+static const char *modalias(void)
+{
+	static char buf[96];
+
+	snprintf(buf, sizeof(buf),
+		 "pci:v%08Xd%08Xsv%08Xsd%08Xbc02sc00i00", MANA_PCI_VENDOR_ID,
+		 MANA_PCI_DEVICE_VF, EMU_PCI_SUBSYS_VENDOR,
+		 EMU_PCI_SUBSYS_DEVICE);
+	return buf;
+}
+
+static void make_pci_function(struct tree *t)
+{
+	static const char zero_res[] =
+		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+
+	tree_mkdir(t, PCI_DIR);
+	tree_mkdir(t, "bus/pci/drivers/mana");
+	tree_attr(t, PCI_DIR, "vendor", "0x%04x\n", MANA_PCI_VENDOR_ID);
+	tree_attr(t, PCI_DIR, "device", "0x%04x\n", MANA_PCI_DEVICE_VF);
+	tree_attr(t, PCI_DIR, "subsystem_vendor", "0x%04x\n",
+		  EMU_PCI_SUBSYS_VENDOR);
+	tree_attr(t, PCI_DIR, "subsystem_device", "0x%04x\n",
+		  EMU_PCI_SUBSYS_DEVICE);
+	tree_attr(t, PCI_DIR, "class", "0x020000\n");
+	tree_attr(t, PCI_DIR, "modalias", "%s\n", modalias());
+	tree_attr(t, PCI_DIR, "uevent",
+		  "DRIVER=mana\nPCI_CLASS=20000\nPCI_ID=%04X:%04X\n"
+		  "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\nMODALIAS=%s\n",
+		  MANA_PCI_VENDOR_ID, MANA_PCI_DEVICE_VF,
+		  EMU_PCI_SUBSYS_VENDOR, EMU_PCI_SUBSYS_DEVICE, EMU_PCI_BDF,
+		  modalias());
+	tree_attr(t, PCI_DIR, "numa_node", "-1\n");
+	tree_attr(t, PCI_DIR, "resource", "%s%s%s%s%s%s", zero_res, zero_res,
+		  zero_res, zero_res, zero_res, zero_res);
+	tree_link(t, PCI_DIR "/driver", "../../drivers/mana");
+	tree_link(t, "bus/pci/drivers/mana/" EMU_PCI_BDF,
+		  "../../devices/" EMU_PCI_BDF);
+}
+
+static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
+			unsigned int port)
+{
+	char dir[256], cls[512], target[512], ifname[16];
+	unsigned int ifindex = EMU_IFINDEX_BASE + port - 1;
+	uint8_t m[6];
+
+	mana_emu_port_mac(opts, port, m);
+	snprintf(ifname, sizeof(ifname), "eth%u", port);
+	snprintf(dir, sizeof(dir), PCI_DIR "/net/%s", ifname);
+	tree_mkdir(t, dir);
+	tree_attr(t, dir, "address", "%02x:%02x:%02x:%02x:%02x:%02x\n", m[0],
+		  m[1], m[2], m[3], m[4], m[5]);
+	tree_attr(t, dir, "dev_port", "%u\n", port - 1);
+	tree_attr(t, dir, "ifindex", "%u\n", ifindex);
+	tree_attr(t, dir, "mtu", "1500\n");
+	tree_attr(t, dir, "type", "1\n");
+	tree_attr(t, dir, "addr_len", "6\n");
+	tree_attr(t, dir, "operstate", "%s\n", opts->netdev_up ? "up" : "down");
+	if (opts->netdev_up)
+		tree_attr(t, dir, "carrier", "1\n");
+	tree_attr(t, dir, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", ifname,
+		  ifindex);
+	snprintf(cls, sizeof(cls), "%s/device", dir);
+	tree_link(t, cls, "../..");
+	snprintf(cls, sizeof(cls), "class/net/%s", ifname);
+	snprintf(target, sizeof(target), "../../" PCI_DIR "/net/%s", ifname);
+	tree_link(t, cls, target);
+}
+
+static void make_ib_port(struct tree *t, unsigned int port)
+{
+	char dir[256], sub[512];
+
+	snprintf(dir, sizeof(dir), IB_DIR "/ports/%u", port);
+	tree_mkdir(t, dir);
+	/* The emulated port is always up; see README (query_port). */
+	tree_attr(t, dir, "state", "4: ACTIVE\n");
+	tree_attr(t, dir, "phys_state", "5: LinkUp\n");
+	tree_attr(t, dir, "link_layer", "Ethernet\n");
+	tree_attr(t, dir, "rate", "100 Gb/sec (4X EDR)\n");
+	tree_attr(t, dir, "lid", "0x0\n");
+	tree_attr(t, dir, "sm_lid", "0x0\n");
+	tree_attr(t, dir, "lid_mask_count", "0\n");
+	tree_attr(t, dir, "cap_mask", "0x00000000\n");
+	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
+	tree_mkdir(t, sub);
+	tree_attr(t, sub, "0", "0xffff\n");
+	/* gid_tbl_len is 0 on the ETH device: empty GID directories. */
+	snprintf(sub, sizeof(sub), "%s/gids", dir);
+	tree_mkdir(t, sub);
+	snprintf(sub, sizeof(sub), "%s/gid_attrs/types", dir);
+	tree_mkdir(t, sub);
+	snprintf(sub, sizeof(sub), "%s/gid_attrs/ndevs", dir);
+	tree_mkdir(t, sub);
+}
+
+static void make_ib_device(struct tree *t, const struct mana_emu_options *opts)
+{
+	char guid[32];
+	unsigned int port;
+	uint8_t mac[6];
+
+	mana_emu_port_mac(opts, 1, mac);
+	format_guid(emu_mac_to_guid(mac), guid, sizeof(guid));
+	tree_mkdir(t, IB_DIR);
+	tree_attr(t, IB_DIR, "node_type", "1: CA\n");
+	tree_attr(t, IB_DIR, "node_guid", "%s\n", guid);
+	tree_attr(t, IB_DIR, "sys_image_guid", "%s\n", guid);
+	tree_attr(t, IB_DIR, "fw_ver", "%s\n", EMU_FW_VER_STR);
+	tree_attr(t, IB_DIR, "node_desc", "mana-emu %s\n", EMU_IBDEV_NAME);
+	tree_link(t, IB_DIR "/device", "../..");
+	for (port = 1; port <= opts->ports; port++)
+		make_ib_port(t, port);
+	tree_mkdir(t, "class/infiniband");
+	tree_link(t, "class/infiniband/" EMU_IBDEV_NAME, "../../" IB_DIR);
+}
+
+static void make_uverbs(struct tree *t)
+{
+	tree_mkdir(t, "class/infiniband_verbs");
+	tree_write(t, "class/infiniband_verbs/abi_version", "%d\n",
+		   EMU_UVERBS_CLASS_ABI);
+	tree_mkdir(t, UVERBS_DIR);
+	tree_attr(t, UVERBS_DIR, "ibdev", "%s\n", EMU_IBDEV_NAME);
+	tree_attr(t, UVERBS_DIR, "dev", "%d:%d\n", EMU_UVERBS_MAJOR,
+		  EMU_UVERBS_MINOR_BASE);
+	tree_attr(t, UVERBS_DIR, "abi_version", "%d\n", EMU_UVERBS_ABI);
+	tree_link(t, UVERBS_DIR "/device", "../..");
+	tree_link(t, "class/infiniband_verbs/" EMU_UVERBS_NAME,
+		  "../../" UVERBS_DIR);
+}
+
+int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
+			  char *err, size_t errlen)
+{
+	struct tree t = { .err = err, .errlen = errlen };
+	unsigned int port;
+
+	snprintf(t.root, sizeof(t.root), "%s", TREE_TEMPLATE);
+	if (!mkdtemp(t.root)) {
+		snprintf(err, errlen, "sysfs tree: mkdtemp %s: %s",
+			 TREE_TEMPLATE, strerror(errno));
+		return -1;
+	}
+	/* sysfs is world readable; mkdtemp made the root 0700. */
+	chmod(t.root, 0755);
+	make_pci_function(&t);
+	tree_mkdir(&t, "class/net");
+	for (port = 1; port <= opts->ports; port++)
+		make_netdev(&t, opts, port);
+	make_ib_device(&t, opts);
+	make_uverbs(&t);
+	if (t.failed) {
+		mana_emu_sysfs_remove(t.root);
+		return -1;
+	}
+	snprintf(root, PATH_MAX, "%s", t.root);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	if (remove(path) && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+int mana_emu_sysfs_remove(const char *root)
+{
+	/* Only ever delete a tree of our own making. */
+	if (strncmp(root, TREE_TEMPLATE, strlen(TREE_TEMPLATE) - 6)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Generated sysfs tree of the emulated MANA VF (SYSFS_PATH root).
+ */
+#ifndef MANA_EMU_SYSFS_H
+#define MANA_EMU_SYSFS_H
+
+#include <stddef.h>
+
+struct mana_emu_options;
+
+/*
+ * Create a fresh tree under mkdtemp("/tmp/mana-emu.XXXXXX"); the root
+ * path (PATH_MAX bytes) is written to root.  Returns 0 or -1 with a
+ * message in err (the partial tree is removed).
+ */
+int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
+			  char *err, size_t errlen);
+
+/* Remove a tree made by mana_emu_sysfs_create(); 0 or -1/errno. */
+int mana_emu_sysfs_remove(const char *root);
+
+#endif /* MANA_EMU_SYSFS_H */

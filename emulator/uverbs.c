@@ -1,0 +1,1125 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The uverbs ABI as the Linux uverbs core decodes it: write() commands
+ * (ib_uverbs_write + verify_hdr), RDMA_VERBS_IOCTL with its attribute
+ * rules (uverbs_ioctl.c) and the DEVICE/INVOKE_WRITE bridge between the
+ * two.  Both paths end in the same command handlers.
+ *
+ * To add a write command: a handler and a row in write_cmds[] or
+ * write_ex_cmds[].  To add a native ioctl method: a handler, its
+ * attribute specs and a row in methods[].
+ */
+#include <infiniband/verbs.h>	/* before any rdma/ uAPI header */
+
+#include "uverbs.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "emu.h"
+#include "kernel.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define OFFSETOFEND(type, member)                                              \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+#define USER_ADDR_LIMIT 0x800000000000ULL	/* x86-64 user address space */
+
+struct emu_call;
+
+/* What a command handler sees: the core and driver buffers (ib_udata). */
+struct emu_bundle {
+	struct emu_file *file;
+	struct emu_udata ucore;
+	struct emu_udata uhw;
+	struct emu_call *call;		/* NULL for write() */
+};
+
+/* ---- write() command table ----------------------------------------------- */
+
+struct emu_write_cmd {
+	const char *name;
+	int (*handler)(struct emu_bundle *b);
+	bool is_ex;
+	bool has_udata;		/* driver data follows the core struct */
+	bool has_resp;		/* core starts with a u64 response pointer */
+	uint16_t req_size;	/* minimum core request */
+	uint16_t resp_size;	/* minimum core response */
+};
+
+/* Copy the core request: shorter is zero-filled, longer must be zero. */
+static int emu_request(struct emu_bundle *b, void *req, size_t len)
+{
+	size_t n = b->ucore.inlen < len ? b->ucore.inlen : len;
+	int ret;
+
+	if (emu_copy_from_user(req, b->ucore.inbuf, n))
+		return -EFAULT;
+	if (b->ucore.inlen < len) {
+		memset((char *)req + n, 0, len - n);
+	} else if (b->ucore.inlen > len) {
+		ret = emu_user_is_cleared((const char *)b->ucore.inbuf + len,
+					  b->ucore.inlen - len);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int call_copy_to_struct_or_zero(struct emu_call *c, unsigned int id,
+				       const void *src, size_t len);
+static bool call_has_attr(struct emu_call *c, unsigned int id);
+
+/* Write the core response; any extra room the caller gave is zeroed. */
+static int emu_response(struct emu_bundle *b, const void *resp, size_t len)
+{
+	size_t n = b->ucore.outlen < len ? b->ucore.outlen : len;
+
+	if (b->call && call_has_attr(b->call, UVERBS_ATTR_CORE_OUT))
+		return call_copy_to_struct_or_zero(b->call,
+						   UVERBS_ATTR_CORE_OUT, resp,
+						   len);
+	if (emu_copy_to_user(b->ucore.outbuf, resp, n))
+		return -EFAULT;
+	if (len < b->ucore.outlen &&
+	    emu_clear_user((char *)b->ucore.outbuf + len,
+			   b->ucore.outlen - len))
+		return -EFAULT;
+	return 0;
+}
+
+static struct emu_ucontext *bundle_ctx(struct emu_bundle *b, int *err)
+{
+	*err = b->file->ctx ? 0 : -EINVAL;
+	return b->file->ctx;
+}
+
+static int cmd_notsupp(struct emu_bundle *b)
+{
+	return -EOPNOTSUPP;
+}
+
+static int cmd_get_context(struct emu_bundle *b)
+{
+	struct ib_uverbs_get_context_resp resp = {};
+	struct ib_uverbs_get_context cmd;
+	struct emu_event_file *ev;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (b->file->ctx)
+		return -EINVAL;
+	ret = emu_event_file_create(b->file, true, &ev);
+	if (ret)
+		return ret;
+	resp.async_fd = ev->app_fd;
+	resp.num_comp_vectors = emu_dev.num_comp_vectors;
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		goto err;
+	ret = emu_ucontext_create(b->file, &b->uhw);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	emu_event_file_abort(ev);
+	return ret;
+}
+
+static int cmd_query_device(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	struct ib_uverbs_query_device cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	emu_query_device(&resp);
+	return emu_response(b, &resp.base, sizeof(resp.base));
+}
+
+static int cmd_ex_query_device(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	struct ib_uverbs_ex_query_device cmd;
+	int ret;
+
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask || cmd.reserved)
+		return -EINVAL;
+	/* mana_ib_query_device: no driver input, empty driver output */
+	ret = emu_udata_in_empty(&b->uhw);
+	if (ret)
+		return ret;
+	if (emu_clear_user(b->uhw.outbuf, b->uhw.outlen))
+		return -EFAULT;
+	emu_query_device(&resp);
+	resp.response_length = b->ucore.outlen < sizeof(resp) ?
+				       b->ucore.outlen : sizeof(resp);
+	return emu_response(b, &resp, sizeof(resp));
+}
+
+static int cmd_query_port(struct emu_bundle *b)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct ib_uverbs_query_port cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	ret = emu_query_port(cmd.port_num, &resp);
+	if (ret)
+		return ret;
+	return emu_response(b, &resp, sizeof(resp));
+}
+
+static int cmd_alloc_pd(struct emu_bundle *b)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ib_uverbs_alloc_pd cmd;
+	struct emu_ucontext *ctx;
+	struct emu_pd *pd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ctx = bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	ret = emu_pd_alloc(ctx, &b->uhw, &pd);
+	if (ret)
+		return ret;
+	resp.pd_handle = pd->obj.handle;
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&pd->obj);
+	return ret;
+}
+
+/* uobj_perform_destroy(): look the handle up, destroy unless in use. */
+static int destroy_handle(struct emu_bundle *b, enum emu_obj_type type,
+			  uint32_t handle)
+{
+	struct emu_obj *obj;
+	int ret;
+
+	obj = emu_obj_lookup(b->file->ctx, type, handle, &ret);
+	if (!obj)
+		return ret;
+	return emu_obj_destroy(obj);
+}
+
+static int cmd_dealloc_pd(struct emu_bundle *b)
+{
+	struct ib_uverbs_dealloc_pd cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	return destroy_handle(b, EMU_OBJ_PD, cmd.pd_handle);
+}
+
+static int cmd_reg_mr(struct emu_bundle *b)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ib_uverbs_reg_mr cmd;
+	struct emu_mr_req req;
+	struct emu_obj *pd;
+	struct emu_mr *mr;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if ((cmd.start ^ cmd.hca_va) & (EMU_PAGE_SIZE - 1))
+		return -EINVAL;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	ret = emu_check_mr_access(cmd.access_flags);
+	if (ret)
+		return ret;
+	pd = emu_obj_lookup(b->file->ctx, EMU_OBJ_PD, cmd.pd_handle, &ret);
+	if (!pd)
+		return -EINVAL;
+	req = (struct emu_mr_req){ .start = cmd.start, .length = cmd.length,
+				   .iova = cmd.hca_va,
+				   .access = cmd.access_flags };
+	ret = emu_mr_reg((struct emu_pd *)pd, &req, &b->uhw, &mr);
+	if (ret)
+		return ret;
+	resp.mr_handle = mr->obj.handle;
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->rkey;
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&mr->obj);
+	return ret;
+}
+
+static int cmd_dereg_mr(struct emu_bundle *b)
+{
+	struct ib_uverbs_dereg_mr cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	return destroy_handle(b, EMU_OBJ_MR, cmd.mr_handle);
+}
+
+static int cmd_create_comp_channel(struct emu_bundle *b)
+{
+	struct ib_uverbs_create_comp_channel_resp resp = {};
+	struct ib_uverbs_create_comp_channel cmd;
+	struct emu_event_file *ev;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	ret = emu_event_file_create(b->file, false, &ev);
+	if (ret)
+		return ret;
+	resp.fd = ev->app_fd;
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_event_file_abort(ev);
+	return ret;
+}
+
+#define WRITE_CMD(_cmd, _fn, _req, _resp, _udata)                              \
+	[IB_USER_VERBS_CMD_##_cmd] = {                                         \
+		.name = #_cmd, .handler = _fn, .has_udata = _udata,            \
+		.has_resp = sizeof(_resp) > 0, .req_size = sizeof(_req),      \
+		.resp_size = sizeof(_resp) }
+
+struct no_resp {};
+
+/* Every command the core knows; rows left empty answer EOPNOTSUPP. */
+static const struct emu_write_cmd write_cmds[IB_USER_VERBS_CMD_OPEN_QP + 1] = {
+	WRITE_CMD(GET_CONTEXT, cmd_get_context, struct ib_uverbs_get_context,
+		  struct ib_uverbs_get_context_resp, true),
+	WRITE_CMD(QUERY_DEVICE, cmd_query_device, struct ib_uverbs_query_device,
+		  struct ib_uverbs_query_device_resp, false),
+	WRITE_CMD(QUERY_PORT, cmd_query_port, struct ib_uverbs_query_port,
+		  struct ib_uverbs_query_port_resp, false),
+	WRITE_CMD(ALLOC_PD, cmd_alloc_pd, struct ib_uverbs_alloc_pd,
+		  struct ib_uverbs_alloc_pd_resp, true),
+	WRITE_CMD(DEALLOC_PD, cmd_dealloc_pd, struct ib_uverbs_dealloc_pd,
+		  struct no_resp, false),
+	WRITE_CMD(REG_MR, cmd_reg_mr, struct ib_uverbs_reg_mr,
+		  struct ib_uverbs_reg_mr_resp, true),
+	WRITE_CMD(DEREG_MR, cmd_dereg_mr, struct ib_uverbs_dereg_mr,
+		  struct no_resp, false),
+	WRITE_CMD(CREATE_COMP_CHANNEL, cmd_create_comp_channel,
+		  struct ib_uverbs_create_comp_channel,
+		  struct ib_uverbs_create_comp_channel_resp, false),
+};
+
+static const struct emu_write_cmd
+	write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
+	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
+		.name = "EX_QUERY_DEVICE", .handler = cmd_ex_query_device,
+		.is_ex = true,
+		.req_size = OFFSETOFEND(struct ib_uverbs_ex_query_device,
+					reserved),
+		.resp_size = OFFSETOFEND(struct ib_uverbs_ex_query_device_resp,
+					 response_length) },
+};
+
+static const struct emu_write_cmd notsupp_cmd = {
+	.name = "UNSUPPORTED", .handler = cmd_notsupp,
+};
+
+/* uapi_get_method(): the kernel's lookup and its errno for bad numbers */
+static const struct emu_write_cmd *get_write_cmd(uint32_t command, int *err)
+{
+	uint32_t idx = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	const struct emu_write_cmd *cmd;
+
+	*err = 0;
+	if (command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			IB_USER_VERBS_CMD_COMMAND_MASK)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		if (idx >= ARRAY_SIZE(write_ex_cmds))
+			goto notsupp;
+		cmd = &write_ex_cmds[idx];
+	} else {
+		if (idx >= ARRAY_SIZE(write_cmds))
+			goto notsupp;
+		cmd = &write_cmds[idx];
+	}
+	return cmd->handler ? cmd : &notsupp_cmd;
+notsupp:
+	*err = -EOPNOTSUPP;
+	return NULL;
+}
+
+static bool user_range_ok(uint64_t addr, uint64_t len)
+{
+	return addr + len >= addr && addr + len <= USER_ADDR_LIMIT;
+}
+
+/* verify_hdr() of the uverbs core */
+static int verify_hdr(const struct ib_uverbs_cmd_hdr *hdr,
+		      const struct ib_uverbs_ex_cmd_hdr *ex, size_t count,
+		      const struct emu_write_cmd *cmd)
+{
+	if (cmd->is_ex) {
+		size_t body = count - sizeof(*hdr) - sizeof(*ex);
+
+		if ((size_t)(hdr->in_words + ex->provider_in_words) * 8 != body)
+			return -EINVAL;
+		if (hdr->in_words * 8 < cmd->req_size)
+			return -ENOSPC;
+		if (ex->cmd_hdr_reserved)
+			return -EINVAL;
+		if (!ex->response)
+			return hdr->out_words || ex->provider_out_words ?
+				       -EINVAL : 0;
+		if (!hdr->out_words && !ex->provider_out_words)
+			return -EINVAL;
+		if (hdr->out_words * 8 < cmd->resp_size)
+			return -ENOSPC;
+		if (!user_range_ok(ex->response,
+				   (hdr->out_words + ex->provider_out_words) *
+					   8ULL))
+			return -EFAULT;
+		return 0;
+	}
+	if ((size_t)hdr->in_words * 4 != count)
+		return -EINVAL;
+	if (count < cmd->req_size + sizeof(*hdr))
+		return -ENOSPC;
+	if ((size_t)hdr->out_words * 4 < cmd->resp_size)
+		return -ENOSPC;
+	return 0;
+}
+
+static void udata_init(struct emu_udata *u, const void *in, size_t inlen,
+		       void *out, size_t outlen)
+{
+	u->inbuf = inlen ? in : NULL;
+	u->inlen = inlen;
+	u->outbuf = outlen ? out : NULL;
+	u->outlen = outlen;
+}
+
+/* Split a plain (non-ex) command into core and driver parts. */
+static int setup_write_bundle(struct emu_bundle *b,
+			      const struct ib_uverbs_cmd_hdr *hdr,
+			      const char *body, const struct emu_write_cmd *cmd)
+{
+	size_t in_len = hdr->in_words * 4 - sizeof(*hdr);
+	size_t out_len = hdr->out_words * 4;
+	uint64_t response = 0;
+
+	if (cmd->has_udata)
+		udata_init(&b->uhw, body + cmd->req_size,
+			   in_len - cmd->req_size, NULL, 0);
+	if (cmd->has_resp) {
+		if (emu_copy_from_user(&response, body, sizeof(response)))
+			return -EFAULT;
+		if (cmd->has_udata) {
+			b->uhw.outlen = out_len - cmd->resp_size;
+			b->uhw.outbuf = b->uhw.outlen ?
+				(char *)(uintptr_t)response + cmd->resp_size :
+				NULL;
+		}
+	} else {
+		out_len = 0;
+	}
+	if (cmd->has_udata) {
+		in_len = cmd->req_size;
+		if (cmd->has_resp)
+			out_len = cmd->resp_size;
+	}
+	udata_init(&b->ucore, body, in_len, (void *)(uintptr_t)response,
+		   out_len);
+	return 0;
+}
+
+static void setup_ex_bundle(struct emu_bundle *b,
+			    const struct ib_uverbs_cmd_hdr *hdr,
+			    const struct ib_uverbs_ex_cmd_hdr *ex,
+			    const char *body)
+{
+	char *resp = (char *)(uintptr_t)ex->response;
+	size_t in = hdr->in_words * 8, out = hdr->out_words * 8;
+
+	udata_init(&b->ucore, body, in, resp, out);
+	udata_init(&b->uhw, body + in, ex->provider_in_words * 8,
+		   resp ? resp + out : NULL, ex->provider_out_words * 8);
+}
+
+ssize_t emu_uverbs_write(struct emu_file *file, const void *buf, size_t count)
+{
+	struct ib_uverbs_ex_cmd_hdr ex = {};
+	const struct emu_write_cmd *cmd;
+	struct ib_uverbs_cmd_hdr hdr;
+	struct emu_bundle b = { .file = file };
+	const char *body = buf;
+	int ret;
+
+	if (!file->writable)
+		return -EBADF;
+	if (count < sizeof(hdr))
+		return -EINVAL;
+	if (emu_copy_from_user(&hdr, buf, sizeof(hdr)))
+		return -EFAULT;
+	cmd = get_write_cmd(hdr.command, &ret);
+	if (!cmd)
+		goto out;
+	if (cmd->is_ex) {
+		ret = -EINVAL;
+		if (count < sizeof(hdr) + sizeof(ex))
+			goto out;
+		ret = -EFAULT;
+		if (emu_copy_from_user(&ex, body + sizeof(hdr), sizeof(ex)))
+			goto out;
+	}
+	ret = verify_hdr(&hdr, &ex, count, cmd);
+	if (ret)
+		goto out;
+	body += sizeof(hdr);
+	if (cmd->is_ex) {
+		setup_ex_bundle(&b, &hdr, &ex, body + sizeof(ex));
+	} else {
+		ret = setup_write_bundle(&b, &hdr, body, cmd);
+		if (ret)
+			goto out;
+	}
+	ret = cmd->handler(&b);
+out:
+	if (emu_verbose())
+		emu_log("write fd %d cmd 0x%x %s -> %s", file->fd, hdr.command,
+			cmd ? cmd->name : "?", emu_errname(ret));
+	return ret ? ret : (ssize_t)count;
+}
+
+/* ---- ioctl ---------------------------------------------------------------- */
+
+enum spec_type { SPEC_PTR_IN, SPEC_PTR_OUT, SPEC_IDR, SPEC_FD };
+enum spec_access { ACCESS_READ, ACCESS_DESTROY, ACCESS_NEW };
+
+struct emu_attr_spec {
+	uint16_t id;
+	uint8_t type;
+	bool mandatory;
+	bool zero_trailing;	/* longer input allowed if the tail is zero */
+	uint16_t min_len, len;
+	uint8_t obj;		/* enum emu_obj_type for SPEC_IDR */
+	uint8_t access;
+};
+
+#define A_PTR_IN(_id, _min, _max, _mand)                                       \
+	{ .id = _id, .type = SPEC_PTR_IN, .min_len = _min, .len = _max,        \
+	  .mandatory = _mand }
+#define A_PTR_OUT(_id, _min, _max, _mand)                                      \
+	{ .id = _id, .type = SPEC_PTR_OUT, .min_len = _min, .len = _max,       \
+	  .mandatory = _mand }
+#define A_STRUCT_OUT(_id, _type, _last, _mand)                                 \
+	{ .id = _id, .type = SPEC_PTR_OUT, .zero_trailing = true,              \
+	  .min_len = OFFSETOFEND(_type, _last), .len = sizeof(_type),          \
+	  .mandatory = _mand }
+#define A_CONST_IN(_id, _mand) A_PTR_IN(_id, 8, 8, _mand)
+#define A_FLAGS_IN(_id, _mand) A_PTR_IN(_id, 4, 8, _mand)
+#define A_IDR(_id, _obj, _access)                                              \
+	{ .id = _id, .type = SPEC_IDR, .obj = _obj, .access = _access,         \
+	  .mandatory = true }
+#define A_FD_NEW(_id)                                                          \
+	{ .id = _id, .type = SPEC_FD, .access = ACCESS_NEW, .mandatory = true }
+
+/* Attribute ids are small except UHW_IN/OUT; they get the last slots. */
+#define ATTR_SLOTS 16
+#define SLOT_UHW_IN (ATTR_SLOTS - 2)
+#define SLOT_UHW_OUT (ATTR_SLOTS - 1)
+
+struct emu_attr {
+	bool present;
+	uint16_t uidx;		/* index in the application's array */
+	uint16_t len;
+	uint64_t data;
+	const void *ptr;	/* inline data (our copy) or user pointer */
+	struct emu_obj *obj;
+};
+
+struct emu_method;
+
+struct emu_call {
+	struct emu_file *file;
+	const struct emu_method *method;
+	struct ib_uverbs_attr *uattrs;		/* our copy */
+	struct ib_uverbs_attr *user_attrs;	/* the application's */
+	struct emu_attr attrs[ATTR_SLOTS];
+	struct emu_bundle b;
+	const char *detail;			/* for the log */
+};
+
+struct emu_method {
+	uint16_t object, method;
+	const char *name;
+	int (*handler)(struct emu_call *c);
+	bool has_udata;
+	const struct emu_attr_spec *specs;
+	unsigned int nspecs;
+};
+
+static int attr_slot(unsigned int id)
+{
+	if (id == UVERBS_ATTR_UHW_IN)
+		return SLOT_UHW_IN;
+	if (id == UVERBS_ATTR_UHW_OUT)
+		return SLOT_UHW_OUT;
+	return id < SLOT_UHW_IN ? (int)id : -1;
+}
+
+static struct emu_attr *call_attr(struct emu_call *c, unsigned int id)
+{
+	int slot = attr_slot(id);
+
+	if (slot < 0 || !c->attrs[slot].present)
+		return NULL;
+	return &c->attrs[slot];
+}
+
+static bool call_has_attr(struct emu_call *c, unsigned int id)
+{
+	return call_attr(c, id) != NULL;
+}
+
+/* uverbs_set_output(): tell user space the attribute was written */
+static int set_output(struct emu_call *c, struct emu_attr *a)
+{
+	struct ib_uverbs_attr *ua = &c->uattrs[a->uidx];
+
+	ua->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+	return emu_copy_to_user(&c->user_attrs[a->uidx].flags, &ua->flags,
+				sizeof(ua->flags));
+}
+
+static int call_copy_to(struct emu_call *c, unsigned int id, const void *src,
+			size_t len)
+{
+	struct emu_attr *a = call_attr(c, id);
+	size_t n;
+
+	if (!a)
+		return -ENOENT;
+	n = a->len < len ? a->len : len;
+	if (emu_copy_to_user((void *)a->ptr, src, n))
+		return -EFAULT;
+	return set_output(c, a);
+}
+
+static int call_copy_to_struct_or_zero(struct emu_call *c, unsigned int id,
+				       const void *src, size_t len)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	if (!a)
+		return -ENOENT;
+	if (len < a->len &&
+	    emu_clear_user((char *)a->ptr + len, a->len - len))
+		return -EFAULT;
+	return call_copy_to(c, id, src, len);
+}
+
+/* uverbs_get_const(): the raw 64-bit value, bounded by the C type */
+static int call_get_const(struct emu_call *c, unsigned int id, uint64_t max,
+			  uint64_t *out)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	if (!a)
+		return -ENOENT;
+	if (a->data > max)
+		return -EINVAL;
+	*out = a->data;
+	return 0;
+}
+
+/* uverbs_get_flags64(): absent means 0; 4 or 8 bytes; known bits only */
+static int call_get_flags(struct emu_call *c, unsigned int id,
+			  uint64_t allowed, uint64_t *out)
+{
+	struct emu_attr *a = call_attr(c, id);
+	uint64_t v;
+
+	*out = 0;
+	if (!a)
+		return 0;
+	if (a->len == 8)
+		v = a->data;
+	else if (a->len == 4)
+		v = (uint32_t)a->data;
+	else
+		return -EINVAL;
+	if (v & ~allowed)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static struct emu_ucontext *call_ctx(struct emu_call *c, int *err)
+{
+	*err = c->file->ctx ? 0 : -EINVAL;
+	return c->file->ctx;
+}
+
+/* Fill an ib_udata from an IN and an OUT attribute (uverbs_fill_udata). */
+static void call_fill_udata(struct emu_call *c, struct emu_udata *u,
+			    unsigned int in_id, unsigned int out_id)
+{
+	struct emu_attr *in = call_attr(c, in_id);
+	struct emu_attr *out = call_attr(c, out_id);
+
+	udata_init(u, in ? in->ptr : NULL, in ? in->len : 0,
+		   out ? (void *)out->ptr : NULL, out ? out->len : 0);
+}
+
+static int m_invoke_write(struct emu_call *c)
+{
+	const struct emu_write_cmd *cmd;
+	uint64_t command;
+	int ret;
+
+	ret = call_get_const(c, UVERBS_ATTR_WRITE_CMD, UINT32_MAX, &command);
+	if (ret)
+		return ret;
+	cmd = get_write_cmd(command, &ret);
+	if (!cmd)
+		return ret;
+	c->detail = cmd->name;
+	call_fill_udata(c, &c->b.ucore, UVERBS_ATTR_CORE_IN,
+			UVERBS_ATTR_CORE_OUT);
+	if (c->b.ucore.inlen < cmd->req_size ||
+	    c->b.ucore.outlen < cmd->resp_size)
+		return -ENOSPC;
+	return cmd->handler(&c->b);
+}
+
+static int m_get_context(struct emu_call *c)
+{
+	uint64_t core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	uint32_t ncv = emu_dev.num_comp_vectors;
+	int ret;
+
+	if (c->file->ctx)
+		return -EINVAL;
+	/* No async fd here: user space asks for one with ASYNC_EVENT/ALLOC. */
+	ret = call_copy_to(c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &ncv,
+			   sizeof(ncv));
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT,
+			   &core_support, sizeof(core_support));
+	if (ret && ret != -ENOENT)
+		return ret;
+	return emu_ucontext_create(c->file, &c->b.uhw);
+}
+
+static int m_query_context(struct emu_call *c)
+{
+	uint64_t core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	uint32_t ncv = emu_dev.num_comp_vectors;
+	int ret;
+
+	call_ctx(c, &ret);
+	if (ret)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &ncv,
+			   sizeof(ncv));
+	if (ret && ret != -ENOENT)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+			   &core_support, sizeof(core_support));
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int m_query_port(struct emu_call *c)
+{
+	struct ib_uverbs_query_port_resp_ex resp = {};
+	uint64_t port;
+	int ret;
+
+	call_ctx(c, &ret);
+	if (ret)
+		return ret;
+	ret = call_get_const(c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, UINT8_MAX,
+			     &port);
+	if (ret)
+		return ret;
+	ret = emu_query_port(port, &resp.legacy_resp);
+	if (ret)
+		return ret;
+	return call_copy_to_struct_or_zero(c, UVERBS_ATTR_QUERY_PORT_RESP,
+					   &resp, sizeof(resp));
+}
+
+/* gid_tbl_len is 0 on every port: no entry ever exists. */
+static int m_query_gid_table(struct emu_call *c)
+{
+	struct emu_attr *entries;
+	uint64_t flags, entry_size, num = 0;
+	int ret;
+
+	ret = call_get_flags(c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	ret = call_get_const(c, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE,
+			     UINT64_MAX, &entry_size);
+	if (ret)
+		return ret;
+	if (!entry_size)
+		return -EINVAL;
+	entries = call_attr(c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES);
+	if (entries->len % entry_size || !(entries->len / entry_size))
+		return -EINVAL;
+	call_ctx(c, &ret);
+	if (ret)
+		return ret;
+	ret = set_output(c, entries);
+	if (ret)
+		return ret;
+	return call_copy_to(c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
+			    &num, sizeof(num));
+}
+
+static int m_query_gid_entry(struct emu_call *c)
+{
+	uint64_t flags, port, index;
+	int ret;
+
+	ret = call_get_flags(c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	ret = call_get_const(c, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, UINT32_MAX,
+			     &port);
+	if (ret)
+		return ret;
+	ret = call_get_const(c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX,
+			     UINT32_MAX, &index);
+	if (ret)
+		return ret;
+	call_ctx(c, &ret);
+	if (ret)
+		return ret;
+	/* Invalid port, or an index past the (empty) table: both EINVAL. */
+	return -EINVAL;
+}
+
+static int m_destroy(struct emu_call *c)
+{
+	return emu_obj_destroy(call_attr(c, 0)->obj);
+}
+
+static int m_async_event_alloc(struct emu_call *c)
+{
+	struct emu_attr *a = call_attr(c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
+	struct emu_event_file *ev;
+	int64_t fd;
+	int ret;
+
+	ret = emu_event_file_create(c->file, true, &ev);
+	if (ret)
+		return ret;
+	/* The new fd number goes back in the attribute's data. */
+	fd = ev->app_fd;
+	c->uattrs[a->uidx].data = fd;
+	if (emu_copy_to_user(&c->user_attrs[a->uidx].data, &fd, sizeof(fd))) {
+		emu_event_file_abort(ev);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static const struct emu_attr_spec invoke_write_specs[] = {
+	A_PTR_IN(UVERBS_ATTR_CORE_IN, sizeof(uint32_t), UINT16_MAX, false),
+	A_PTR_OUT(UVERBS_ATTR_CORE_OUT, 0, UINT16_MAX, false),
+	A_CONST_IN(UVERBS_ATTR_WRITE_CMD, true),
+};
+
+static const struct emu_attr_spec get_context_specs[] = {
+	A_PTR_OUT(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, 4, 4, false),
+	A_PTR_OUT(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, 8, 8, false),
+};
+
+static const struct emu_attr_spec query_context_specs[] = {
+	A_PTR_OUT(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, 4, 4, false),
+	A_PTR_OUT(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, 8, 8, false),
+};
+
+static const struct emu_attr_spec query_port_specs[] = {
+	A_CONST_IN(UVERBS_ATTR_QUERY_PORT_PORT_NUM, true),
+	A_STRUCT_OUT(UVERBS_ATTR_QUERY_PORT_RESP,
+		     struct ib_uverbs_query_port_resp_ex, reserved, true),
+};
+
+static const struct emu_attr_spec query_gid_table_specs[] = {
+	A_CONST_IN(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, true),
+	A_FLAGS_IN(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, false),
+	A_PTR_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, 0, UINT16_MAX,
+		  true),
+	A_PTR_OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, 8, 8, true),
+};
+
+static const struct emu_attr_spec query_gid_entry_specs[] = {
+	A_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, true),
+	A_CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, true),
+	A_FLAGS_IN(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, false),
+	A_STRUCT_OUT(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+		     struct ib_uverbs_gid_entry, netdev_ifindex, true),
+};
+
+static const struct emu_attr_spec pd_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_PD_HANDLE, EMU_OBJ_PD, ACCESS_DESTROY),
+};
+
+static const struct emu_attr_spec mr_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_MR_HANDLE, EMU_OBJ_MR, ACCESS_DESTROY),
+};
+
+static const struct emu_attr_spec async_alloc_specs[] = {
+	A_FD_NEW(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE),
+};
+
+#define METHOD(_obj, _meth, _fn, _udata, _specs)                               \
+	{ .object = UVERBS_OBJECT_##_obj, .method = UVERBS_METHOD_##_meth,     \
+	  .name = #_obj "/" #_meth, .handler = _fn, .has_udata = _udata,       \
+	  .specs = _specs, .nspecs = ARRAY_SIZE(_specs) }
+
+static const struct emu_method methods[] = {
+	METHOD(DEVICE, INVOKE_WRITE, m_invoke_write, true, invoke_write_specs),
+	METHOD(DEVICE, GET_CONTEXT, m_get_context, true, get_context_specs),
+	METHOD(DEVICE, QUERY_CONTEXT, m_query_context, false,
+	       query_context_specs),
+	METHOD(DEVICE, QUERY_PORT, m_query_port, false, query_port_specs),
+	METHOD(DEVICE, QUERY_GID_TABLE, m_query_gid_table, false,
+	       query_gid_table_specs),
+	METHOD(DEVICE, QUERY_GID_ENTRY, m_query_gid_entry, false,
+	       query_gid_entry_specs),
+	METHOD(PD, PD_DESTROY, m_destroy, false, pd_destroy_specs),
+	METHOD(MR, MR_DESTROY, m_destroy, false, mr_destroy_specs),
+	METHOD(ASYNC_EVENT, ASYNC_EVENT_ALLOC, m_async_event_alloc, false,
+	       async_alloc_specs),
+};
+
+static const struct emu_method *find_method(unsigned int object,
+					    unsigned int method)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(methods); i++)
+		if (methods[i].object == object && methods[i].method == method)
+			return &methods[i];
+	return NULL;
+}
+
+static const struct emu_attr_spec uhw_in_spec =
+	A_PTR_IN(UVERBS_ATTR_UHW_IN, 0, UINT16_MAX, false);
+static const struct emu_attr_spec uhw_out_spec =
+	A_PTR_OUT(UVERBS_ATTR_UHW_OUT, 0, UINT16_MAX, false);
+
+static const struct emu_attr_spec *find_spec(const struct emu_method *m,
+					     unsigned int id)
+{
+	unsigned int i;
+
+	if (m->has_udata && id == UVERBS_ATTR_UHW_IN)
+		return &uhw_in_spec;
+	if (m->has_udata && id == UVERBS_ATTR_UHW_OUT)
+		return &uhw_out_spec;
+	for (i = 0; i < m->nspecs; i++)
+		if (m->specs[i].id == id)
+			return &m->specs[i];
+	return NULL;
+}
+
+/* uverbs_is_attr_cleared(): the bytes past len of an input attribute */
+static int attr_tail_cleared(const struct ib_uverbs_attr *ua, size_t len)
+{
+	if (ua->len <= sizeof(ua->data)) {
+		uint64_t v = ua->data;
+
+		return len >= 8 || !(v >> (len * 8));
+	}
+	return emu_user_is_cleared((const char *)(uintptr_t)ua->data + len,
+				   ua->len - len);
+}
+
+static int process_ptr(struct emu_call *c, const struct emu_attr_spec *spec,
+		       unsigned int i, struct emu_attr *a)
+{
+	const struct ib_uverbs_attr *ua = &c->uattrs[i];
+	int ret;
+
+	if (spec->type == SPEC_PTR_IN && ua->len > spec->len &&
+	    spec->zero_trailing) {
+		ret = attr_tail_cleared(ua, spec->len);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EOPNOTSUPP;
+	}
+	if (ua->len < spec->min_len ||
+	    (!spec->zero_trailing && ua->len > spec->len))
+		return -EINVAL;
+	if (ua->attr_data.reserved)
+		return -EINVAL;
+	if (spec->type == SPEC_PTR_IN && ua->len <= sizeof(ua->data))
+		a->ptr = &c->uattrs[i].data;	/* inline */
+	else
+		a->ptr = (const void *)(uintptr_t)ua->data;
+	return 0;
+}
+
+static int process_obj(struct emu_call *c, const struct emu_attr_spec *spec,
+		       unsigned int i, struct emu_attr *a)
+{
+	const struct ib_uverbs_attr *ua = &c->uattrs[i];
+	int ret;
+
+	if (ua->attr_data.reserved || ua->len)
+		return -EINVAL;
+	if (spec->access == ACCESS_NEW) {
+		/* New objects need a context; the handler creates them. */
+		call_ctx(c, &ret);
+		return ret;
+	}
+	a->obj = emu_obj_lookup(c->file->ctx, spec->obj, ua->data, &ret);
+	return a->obj ? 0 : ret;
+}
+
+/* uverbs_set_attr() + uverbs_process_attr() for attribute i */
+static int process_attr(struct emu_call *c, unsigned int i)
+{
+	const struct ib_uverbs_attr *ua = &c->uattrs[i];
+	const struct emu_attr_spec *spec = find_spec(c->method, ua->attr_id);
+	struct emu_attr *a;
+	int ret;
+
+	if (!spec)
+		return ua->flags & UVERBS_ATTR_F_MANDATORY ? -EPROTONOSUPPORT :
+							     0;
+	a = &c->attrs[attr_slot(ua->attr_id)];
+	if (a->present)
+		return -EINVAL;
+	if (spec->type == SPEC_PTR_IN || spec->type == SPEC_PTR_OUT)
+		ret = process_ptr(c, spec, i, a);
+	else
+		ret = process_obj(c, spec, i, a);
+	if (ret)
+		return ret;
+	a->present = true;
+	a->uidx = i;
+	a->len = ua->len;
+	a->data = ua->data;
+	return 0;
+}
+
+static int run_method(struct emu_call *c, unsigned int num_attrs)
+{
+	const struct emu_method *m = c->method;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < num_attrs; i++) {
+		ret = process_attr(c, i);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < m->nspecs; i++)
+		if (m->specs[i].mandatory && !call_has_attr(c, m->specs[i].id))
+			return -EINVAL;
+	if (m->has_udata)
+		call_fill_udata(c, &c->b.uhw, UVERBS_ATTR_UHW_IN,
+				UVERBS_ATTR_UHW_OUT);
+	ret = m->handler(c);
+	if (!ret && m->has_udata && call_has_attr(c, UVERBS_ATTR_UHW_OUT))
+		ret = set_output(c, call_attr(c, UVERBS_ATTR_UHW_OUT));
+	/* EPROTONOSUPPORT is reserved for "method not supported". */
+	return ret == -EPROTONOSUPPORT ? -EINVAL : ret;
+}
+
+static int do_ioctl(struct emu_file *file, struct ib_uverbs_ioctl_hdr *uhdr,
+		    struct emu_call *c)
+{
+	struct ib_uverbs_attr uattrs[(EMU_PAGE_SIZE - sizeof(*uhdr)) /
+				     sizeof(struct ib_uverbs_attr)];
+	struct ib_uverbs_ioctl_hdr hdr;
+
+	if (emu_copy_from_user(&hdr, uhdr, sizeof(hdr)))
+		return -EFAULT;
+	c->detail = NULL;
+	if (hdr.length > EMU_PAGE_SIZE ||
+	    hdr.length != sizeof(hdr) + hdr.num_attrs * sizeof(uattrs[0]))
+		return -EINVAL;
+	if (hdr.reserved1 || hdr.reserved2)
+		return -EPROTONOSUPPORT;
+	if (hdr.driver_id != emu_dev.driver_id)
+		return -EINVAL;
+	c->method = find_method(hdr.object_id, hdr.method_id);
+	if (!c->method)
+		return -EPROTONOSUPPORT;
+	if (emu_copy_from_user(uattrs, uhdr->attrs,
+			       hdr.num_attrs * sizeof(uattrs[0])))
+		return -EFAULT;
+	c->uattrs = uattrs;
+	c->user_attrs = uhdr->attrs;
+	return run_method(c, hdr.num_attrs);
+}
+
+int emu_uverbs_ioctl(struct emu_file *file, unsigned long request, void *arg)
+{
+	struct emu_call c = { .file = file };
+	struct ib_uverbs_ioctl_hdr hdr = {};
+	int ret;
+
+	c.b.file = file;
+	c.b.call = &c;
+	/* An old kernel, or any other ioctl: the file has no such command. */
+	if (emu.opts.transport == MANA_EMU_TRANSPORT_WRITE ||
+	    (unsigned int)request != RDMA_VERBS_IOCTL)
+		ret = -ENOTTY;
+	else
+		ret = do_ioctl(file, arg, &c);
+	if (emu_verbose()) {
+		emu_copy_from_user(&hdr, arg, sizeof(hdr));
+		emu_log("ioctl fd %d 0x%lx %s%s%s%s (object %u method %u) -> %s",
+			file->fd, request,
+			c.method ? c.method->name :
+			emu.opts.transport == MANA_EMU_TRANSPORT_WRITE ?
+				"refused (--transport=write)" : "?",
+			c.detail ? "(" : "", c.detail ? c.detail : "",
+			c.detail ? ")" : "", hdr.object_id, hdr.method_id,
+			emu_errname(ret));
+	}
+	return ret;
+}

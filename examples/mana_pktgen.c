@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mana-pktgen: the smallest complete custom MANA datapath.
+ *
+ * Verbs create the queues; manadv_init_obj() hands over their memory and
+ * ids; from then on this program builds WQEs, rings doorbells and reads CQEs
+ * itself, exactly as DPDK's net/mana does:
+ *
+ *   send QP per TX queue  -> post TX WQEs (short OOB + 1 SGE), ring the SQ
+ *   RSS QP over RX WQs    -> post RX WQEs (1 SGE), ring the RQ
+ *   each CQ               -> poll CQEs by owner bits, consume in order
+ *
+ * Modes: loopback (send and receive here, verify every frame), send, recv,
+ * echo (return every received frame).  With mana-emu's loopback backend:
+ *   mana-emu -- mana-pktgen --frames=1000000 --size=64 --flows=4 --queues=4
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/manadv.h>
+
+#include "providers/mana/gdma.h"
+#include "providers/mana/toeplitz.h"
+
+#define MAX_QUEUES 16
+#define RX_BUF_SIZE 2048
+#define BATCH 32
+#define PAYLOAD_MAGIC 0x4d414e41u	/* "MANA" */
+
+static const uint8_t rss_key[MANA_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+#define RSS_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
+		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+enum mode { MODE_LOOPBACK, MODE_SEND, MODE_RECV, MODE_ECHO };
+
+struct config {
+	enum mode mode;
+	uint64_t frames;
+	uint32_t size;
+	uint32_t flows;
+	uint32_t queues;
+	uint32_t depth;
+	uint32_t port;
+	double timeout;
+	bool quiet;
+};
+
+/* A completion queue as the hardware sees it. */
+struct cq {
+	struct ibv_cq *ibv;
+	struct manadv_cq dv;
+	uint32_t head;		/* consumer index; starts at count */
+};
+
+struct txq {
+	struct cq cq;
+	struct ibv_qp *qp;
+	struct manadv_qp dv;
+	uint32_t head_bu, tail_bu;	/* producer / completed, in 32-byte units */
+	uint32_t *wqe_bu;		/* size of each outstanding WQE, FIFO */
+	uint32_t posted, completed;	/* WQE counts, index into wqe_bu */
+	uint8_t *bufs;			/* depth frame buffers */
+	uint64_t frames, errors;
+};
+
+struct rxq {
+	struct cq cq;
+	struct ibv_wq *wq;
+	struct manadv_rwq dv;
+	uint32_t head_bu;
+	uint32_t posted, consumed;	/* buffers, FIFO: slot = n % depth */
+	uint8_t *bufs;
+	uint64_t frames, bytes, errors, expected;
+};
+
+struct app {
+	struct config cfg;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *parent;
+	struct ibv_mr *mr;
+	uint8_t *mem;
+	size_t mem_size;
+	struct txq tx[MAX_QUEUES];
+	struct rxq rx[MAX_QUEUES];
+	struct ibv_rwq_ind_table *table;
+	struct ibv_qp *rss;
+	uint64_t *next_seq;		/* per flow, loopback verification */
+	uint64_t sent, received, bad;
+};
+
+/* ---- doorbells --------------------------------------------------------- */
+
+/* The WQEs (or the consumed CQEs) must be visible before the doorbell. */
+static void ring(void *db_page, uint32_t offset, const struct gdma_doorbell *db)
+{
+	uint64_t v;
+
+	if (gdma_doorbell_encode(db, &v)) {
+		fprintf(stderr, "mana-pktgen: cannot encode doorbell\n");
+		abort();
+	}
+	atomic_thread_fence(memory_order_release);
+	*(volatile uint64_t *)((uint8_t *)db_page + offset) = v;
+}
+
+static void ring_sq(struct txq *q)
+{
+	struct gdma_doorbell db = {
+		.kind = GDMA_DB_SQ, .id = q->dv.sq_id,
+		.tail = gdma_wq_db_tail(q->head_bu),
+	};
+
+	ring(q->dv.db_page, GDMA_DB_OFF_SQ, &db);
+}
+
+static void ring_rq(struct rxq *q)
+{
+	struct gdma_doorbell db = {
+		.kind = GDMA_DB_RQ, .id = q->dv.wq_id,
+		.tail = gdma_wq_db_tail(q->head_bu),
+	};
+
+	ring(q->dv.db_page, GDMA_DB_OFF_RQ, &db);
+}
+
+/* Tell the device how far we consumed (no interrupt requested). */
+static void ring_cq(struct cq *cq, void *db_page)
+{
+	struct gdma_doorbell db = {
+		.kind = GDMA_DB_CQ, .id = cq->dv.cq_id,
+		.tail = gdma_cq_db_tail(cq->head, cq->dv.count),
+	};
+
+	ring(db_page, GDMA_DB_OFF_CQ, &db);
+}
+
+/*
+ * Next CQE of @cq, or NULL.  Owner bits are written last by the device:
+ * read them, then everything else after an acquire fence.
+ */
+static const uint8_t *cq_next(struct cq *cq, bool *overflow)
+{
+	const uint8_t *cqe = (const uint8_t *)cq->dv.buf +
+			     gdma_queue_slot(cq->head, cq->dv.count) * GDMA_CQE_SIZE;
+	enum gdma_cqe_state st;
+
+	st = gdma_cqe_state(gdma_cqe_owner(cqe), cq->head, cq->dv.count);
+	if (st == GDMA_CQE_OVERFLOW)
+		*overflow = true;
+	if (st != GDMA_CQE_VALID)
+		return NULL;
+	atomic_thread_fence(memory_order_acquire);
+	cq->head++;
+	return cqe;
+}
+
+/* ---- frames ------------------------------------------------------------ */
+
+struct flow_addr {
+	uint8_t src_ip[4], dst_ip[4];
+	uint16_t sport, dport;
+};
+
+static void flow_address(uint32_t flow, struct flow_addr *a)
+{
+	const uint8_t src[4] = { 10, 0, 0, 1 }, dst[4] = { 10, 0, 1, 1 };
+
+	memcpy(a->src_ip, src, 4);
+	memcpy(a->dst_ip, dst, 4);
+	a->src_ip[3] += flow % 200;
+	a->sport = 1024 + flow;
+	a->dport = 4791;
+}
+
+static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < len; i += 2)
+		sum += (uint32_t)hdr[i] << 8 | hdr[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint8_t pattern(uint64_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 31 + i * 7);
+}
+
+/* Ethernet + IPv4 + UDP, payload {magic, flow, seq, pattern...}. */
+static void build_frame(uint8_t *f, uint32_t size, uint32_t flow, uint64_t seq)
+{
+	static const uint8_t dmac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
+	static const uint8_t smac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+	uint8_t *ip = f + 14, *udp = ip + 20, *pl = udp + 8;
+	uint32_t i, pl_len = size - 42;
+	struct flow_addr a;
+
+	flow_address(flow, &a);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = (size - 14) >> 8;
+	ip[3] = (size - 14) & 0xff;
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	memcpy(ip + 12, a.src_ip, 4);
+	memcpy(ip + 16, a.dst_ip, 4);
+	i = ip_checksum(ip, 20);
+	ip[10] = i >> 8;
+	ip[11] = i & 0xff;
+	udp[0] = a.sport >> 8;
+	udp[1] = a.sport & 0xff;
+	udp[2] = a.dport >> 8;
+	udp[3] = a.dport & 0xff;
+	udp[4] = (pl_len + 8) >> 8;
+	udp[5] = (pl_len + 8) & 0xff;
+	udp[6] = udp[7] = 0;	/* no UDP checksum (allowed for IPv4) */
+	gdma_put_le32(pl, PAYLOAD_MAGIC);
+	gdma_put_le32(pl + 4, flow);
+	gdma_put_le64(pl + 8, seq);
+	for (i = 16; i < pl_len; i++)
+		pl[i] = pattern(seq, i);
+}
+
+/* 0 if @f is an intact frame of ours; fills flow and seq. */
+static int check_frame(const uint8_t *f, uint32_t len, uint32_t want_size,
+		       uint32_t *flow, uint64_t *seq)
+{
+	const uint8_t *pl = f + 42;
+	uint32_t i;
+
+	if (len != want_size || len < 58 || f[12] != 0x08 || f[13] != 0 ||
+	    f[23] != IPPROTO_UDP || gdma_get_le32(pl) != PAYLOAD_MAGIC)
+		return -1;
+	*flow = gdma_get_le32(pl + 4);
+	*seq = gdma_get_le64(pl + 8);
+	for (i = 16; i < len - 42; i++)
+		if (pl[i] != pattern(*seq, i))
+			return -1;
+	return 0;
+}
+
+/* The RX queue the device must pick for @flow: Toeplitz, 64-entry table. */
+static uint32_t expected_queue(const struct config *cfg, uint32_t flow)
+{
+	struct mana_rss_tuple t = { .l3 = MANA_RSS_L3_IPV4, .l4_proto = IPPROTO_UDP,
+				    .l4_valid = true };
+	struct flow_addr a;
+	uint32_t hash, type;
+
+	flow_address(flow, &a);
+	memcpy(t.src, a.src_ip, 4);
+	memcpy(t.dst, a.dst_ip, 4);
+	t.sport = a.sport;
+	t.dport = a.dport;
+	if (mana_rss_hash(rss_key, RSS_FIELDS, &t, &hash, &type))
+		return 0;
+	/* mana_ib replicates the user table over the device's 64 entries */
+	return (hash % 64) % cfg->queues;
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static int die(const char *what)
+{
+	fprintf(stderr, "mana-pktgen: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static int init_obj_cq(struct cq *cq)
+{
+	struct manadv_obj obj = { .cq = { .in = cq->ibv, .out = &cq->dv } };
+
+	errno = manadv_init_obj(&obj, MANADV_OBJ_CQ);
+	if (errno)
+		return die("manadv_init_obj(CQ)");
+	cq->head = cq->dv.count;
+	return 0;
+}
+
+static int setup_tx(struct app *a, uint32_t i)
+{
+	struct txq *q = &a->tx[i];
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.cap = { .max_send_wr = a->cfg.depth, .max_send_sge = 1 },
+	};
+	struct manadv_obj obj = { .qp = { .in = NULL, .out = &q->dv } };
+
+	q->cq.ibv = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
+	if (!q->cq.ibv)
+		return die("ibv_create_cq(tx)");
+	qa.send_cq = qa.recv_cq = q->cq.ibv;
+	q->qp = ibv_create_qp(a->parent, &qa);
+	if (!q->qp)
+		return die("ibv_create_qp(raw)");
+	obj.qp.in = q->qp;
+	errno = manadv_init_obj(&obj, MANADV_OBJ_QP);
+	if (errno)
+		return die("manadv_init_obj(QP)");
+	q->wqe_bu = calloc(a->cfg.depth, sizeof(*q->wqe_bu));
+	if (!q->wqe_bu)
+		return die("calloc");
+	return init_obj_cq(&q->cq);
+}
+
+static int setup_rx(struct app *a)
+{
+	struct ibv_wq *wqs[MAX_QUEUES];
+	struct ibv_rwq_ind_table_init_attr ta = { .ind_tbl = wqs };
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.pd = a->parent,
+		.rx_hash_conf = {
+			.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+			.rx_hash_key_len = sizeof(rss_key),
+			.rx_hash_key = (uint8_t *)rss_key,
+			.rx_hash_fields_mask = RSS_FIELDS,
+		},
+	};
+	uint32_t i;
+
+	for (i = 0; i < a->cfg.queues; i++) {
+		struct ibv_wq_init_attr wa = {
+			.wq_type = IBV_WQT_RQ, .max_wr = a->cfg.depth,
+			.max_sge = 1, .pd = a->parent,
+		};
+
+		a->rx[i].cq.ibv = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
+		if (!a->rx[i].cq.ibv)
+			return die("ibv_create_cq(rx)");
+		wa.cq = a->rx[i].cq.ibv;
+		wqs[i] = a->rx[i].wq = ibv_create_wq(a->ctx, &wa);
+		if (!wqs[i])
+			return die("ibv_create_wq");
+	}
+	while ((1u << ta.log_ind_tbl_size) < a->cfg.queues)
+		ta.log_ind_tbl_size++;
+	a->table = ibv_create_rwq_ind_table(a->ctx, &ta);
+	if (!a->table)
+		return die("ibv_create_rwq_ind_table");
+	qa.rwq_ind_tbl = a->table;
+	a->rss = ibv_create_qp_ex(a->ctx, &qa);
+	if (!a->rss)
+		return die("ibv_create_qp_ex(rss)");
+
+	/* ids exist only now that the RSS QP created the hardware queues */
+	for (i = 0; i < a->cfg.queues; i++) {
+		struct manadv_obj obj = { .rwq = { .in = a->rx[i].wq, .out = &a->rx[i].dv } };
+
+		errno = manadv_init_obj(&obj, MANADV_OBJ_RWQ);
+		if (errno)
+			return die("manadv_init_obj(RWQ)");
+		if (init_obj_cq(&a->rx[i].cq))
+			return -1;
+	}
+	return 0;
+}
+
+static int setup_memory(struct app *a)
+{
+	size_t per_q = (size_t)a->cfg.depth * RX_BUF_SIZE;
+	uint32_t i;
+
+	a->mem_size = 2 * per_q * a->cfg.queues;
+	if (posix_memalign((void **)&a->mem, 4096, a->mem_size))
+		return die("posix_memalign");
+	memset(a->mem, 0, a->mem_size);
+	a->mr = ibv_reg_mr(a->pd, a->mem, a->mem_size, IBV_ACCESS_LOCAL_WRITE);
+	if (!a->mr)
+		return die("ibv_reg_mr");
+	for (i = 0; i < a->cfg.queues; i++) {
+		a->tx[i].bufs = a->mem + 2 * i * per_q;
+		a->rx[i].bufs = a->tx[i].bufs + per_q;
+	}
+	return 0;
+}
+
+static int setup(struct app *a)
+{
+	struct ibv_parent_domain_init_attr pa = {
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+	};
+	struct ibv_device **list;
+	uint32_t i;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list || !n)
+		return die("no RDMA device (run under mana-emu?)");
+	a->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!a->ctx)
+		return die("ibv_open_device");
+	a->pd = ibv_alloc_pd(a->ctx);
+	if (!a->pd)
+		return die("ibv_alloc_pd");
+	/* MANA: the parent domain's pd_context names the port */
+	pa.pd = a->pd;
+	pa.pd_context = (void *)(uintptr_t)a->cfg.port;
+	a->parent = ibv_alloc_parent_domain(a->ctx, &pa);
+	if (!a->parent)
+		return die("ibv_alloc_parent_domain");
+	if (setup_memory(a))
+		return -1;
+	for (i = 0; i < a->cfg.queues; i++)
+		if (setup_tx(a, i))
+			return -1;
+	return setup_rx(a);
+}
+
+static void teardown(struct app *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->cfg.queues; i++) {
+		if (a->tx[i].qp)
+			ibv_destroy_qp(a->tx[i].qp);
+		if (a->tx[i].cq.ibv)
+			ibv_destroy_cq(a->tx[i].cq.ibv);
+		free(a->tx[i].wqe_bu);
+	}
+	if (a->rss)
+		ibv_destroy_qp(a->rss);
+	if (a->table)
+		ibv_destroy_rwq_ind_table(a->table);
+	for (i = 0; i < a->cfg.queues; i++) {
+		if (a->rx[i].wq)
+			ibv_destroy_wq(a->rx[i].wq);
+		if (a->rx[i].cq.ibv)
+			ibv_destroy_cq(a->rx[i].cq.ibv);
+	}
+	if (a->mr)
+		ibv_dereg_mr(a->mr);
+	free(a->mem);
+	if (a->parent)
+		ibv_dealloc_pd(a->parent);
+	if (a->pd)
+		ibv_dealloc_pd(a->pd);
+	if (a->ctx)
+		ibv_close_device(a->ctx);
+	free(a->next_seq);
+}
+
+/* ---- datapath ---------------------------------------------------------- */
+
+static int post_rx(struct app *a, struct rxq *q)
+{
+	struct gdma_wqe w = { .hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL } };
+	uint32_t slot = q->posted % a->cfg.depth, size_bu;
+
+	w.sge[0].addr = (uintptr_t)(q->bufs + (size_t)slot * RX_BUF_SIZE);
+	w.sge[0].mkey = a->mr->lkey;
+	w.sge[0].size = RX_BUF_SIZE;
+	if (gdma_wqe_post(q->dv.buf, q->dv.size, q->head_bu, GDMA_RQ, &w, &size_bu))
+		return -1;
+	q->head_bu += size_bu;
+	q->posted++;
+	return 0;
+}
+
+/* Post a TX WQE for @len bytes at @frame; false if the SQ is full. */
+static bool post_tx(struct app *a, struct txq *q, const uint8_t *frame, uint32_t len)
+{
+	struct gdma_wqe w = { .hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL } };
+	struct mana_tx_oob oob = {
+		.pkt_fmt = MANA_SHORT_PKT_FMT,
+		.is_outer_ipv4 = true,
+		.vcq_num = q->cq.dv.cq_id,
+		.vsq_frame = mana_tx_vsq_frame(q->dv.sq_id),
+		.short_vp_offset = q->dv.tx_vp_offset,
+	};
+	uint32_t size_bu = gdma_wqe_size_bu(GDMA_OOB_SMALL, 1);
+
+	if (q->posted - q->completed >= a->cfg.depth ||
+	    q->head_bu - q->tail_bu + size_bu > q->dv.sq_size / GDMA_WQE_BU_SIZE)
+		return false;
+	mana_tx_oob_encode(&oob, w.oob);
+	w.sge[0].addr = (uintptr_t)frame;
+	w.sge[0].mkey = a->mr->lkey;
+	w.sge[0].size = len;
+	if (gdma_wqe_post(q->dv.sq_buf, q->dv.sq_size, q->head_bu, GDMA_SQ, &w,
+			  &size_bu))
+		return false;
+	q->wqe_bu[q->posted % a->cfg.depth] = size_bu;
+	q->head_bu += size_bu;
+	q->posted++;
+	return true;
+}
+
+static int poll_tx(struct app *a, struct txq *q)
+{
+	struct mana_cqe_header h;
+	bool overflow = false;
+	const uint8_t *cqe;
+	int n = 0;
+
+	while ((cqe = cq_next(&q->cq, &overflow))) {
+		if (mana_cqe_header_decode(cqe, &h) || h.cqe_type != CQE_TX_OKAY)
+			q->errors++;
+		q->tail_bu += q->wqe_bu[q->completed % a->cfg.depth];
+		q->completed++;
+		n++;
+	}
+	if (overflow) {
+		fprintf(stderr, "mana-pktgen: TX CQ overflow\n");
+		return -1;
+	}
+	if (n)
+		ring_cq(&q->cq, q->dv.db_page);
+	return n;
+}
+
+static void account_rx(struct app *a, struct rxq *q, uint32_t qi,
+		       const uint8_t *frame, uint32_t len)
+{
+	uint32_t flow;
+	uint64_t seq;
+
+	q->frames++;
+	q->bytes += len;
+	a->received++;
+	if (a->cfg.mode != MODE_LOOPBACK)
+		return;
+	if (check_frame(frame, len, a->cfg.size, &flow, &seq) ||
+	    flow >= a->cfg.flows || seq != a->next_seq[flow] ||
+	    expected_queue(&a->cfg, flow) != qi) {
+		a->bad++;
+		return;
+	}
+	a->next_seq[flow] += a->cfg.flows;
+}
+
+static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
+{
+	struct rxq *q = &a->rx[qi];
+	struct mana_rx_comp_oob oob;
+	bool overflow = false;
+	const uint8_t *cqe;
+	uint32_t i, wqes;
+	int n = 0;
+
+	while ((cqe = cq_next(&q->cq, &overflow))) {
+		if (mana_rx_comp_oob_decode(cqe, &oob)) {
+			q->errors++;
+			wqes = 1;
+		} else {
+			wqes = mana_rx_comp_wqes(&oob);
+			for (i = 0; i < mana_rx_comp_pkts(&oob); i++) {
+				uint32_t slot = (q->consumed + i) % a->cfg.depth;
+				uint8_t *f = q->bufs + (size_t)slot * RX_BUF_SIZE;
+
+				account_rx(a, q, qi, f, oob.ppi[i].pkt_len);
+				if (echo && !post_tx(a, echo, f, oob.ppi[i].pkt_len))
+					q->errors++;
+			}
+			if (oob.cqe_type != CQE_RX_OKAY &&
+			    oob.cqe_type != CQE_RX_COALESCED_4)
+				q->errors++;
+		}
+		q->consumed += wqes;
+		n++;
+	}
+	if (overflow) {
+		fprintf(stderr, "mana-pktgen: RX CQ %u overflow\n", qi);
+		return -1;
+	}
+	if (n) {
+		ring_cq(&q->cq, q->dv.db_page);
+		/* give the consumed buffers back */
+		while (q->posted - q->consumed < a->cfg.depth)
+			if (post_rx(a, q))
+				return -1;
+		ring_rq(q);
+	}
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Send the next burst of frames (loopback/send); flow f goes out on f % queues. */
+static int send_burst(struct app *a)
+{
+	bool posted[MAX_QUEUES] = { false };
+	int n = 0, i;
+
+	for (i = 0; i < BATCH && a->sent < a->cfg.frames; i++) {
+		uint32_t flow = a->sent % a->cfg.flows;
+		struct txq *q = &a->tx[flow % a->cfg.queues];
+		uint8_t *f = q->bufs + (size_t)(q->posted % a->cfg.depth) * RX_BUF_SIZE;
+
+		build_frame(f, a->cfg.size, flow, a->sent);
+		if (!post_tx(a, q, f, a->cfg.size))
+			break;
+		posted[flow % a->cfg.queues] = true;
+		a->sent++;
+		n++;
+	}
+	/* one doorbell per queue per burst */
+	for (i = 0; i < (int)a->cfg.queues; i++)
+		if (posted[i])
+			ring_sq(&a->tx[i]);
+	return n;
+}
+
+static bool done(const struct app *a)
+{
+	uint32_t i;
+
+	switch (a->cfg.mode) {
+	case MODE_SEND:
+		for (i = 0; i < a->cfg.queues; i++)
+			if (a->tx[i].completed != a->tx[i].posted)
+				return false;
+		return a->sent == a->cfg.frames;
+	case MODE_LOOPBACK:
+	case MODE_RECV:
+		return a->received >= a->cfg.frames;
+	case MODE_ECHO:
+		return a->cfg.frames && a->received >= a->cfg.frames;
+	}
+	return true;
+}
+
+static int run(struct app *a)
+{
+	double last_progress = now();
+	uint32_t i, j;
+	int ret;
+
+	for (i = 0; i < a->cfg.queues; i++) {
+		for (j = 0; j < a->cfg.depth; j++)
+			if (post_rx(a, &a->rx[i]))
+				return -1;
+		ring_rq(&a->rx[i]);
+	}
+
+	while (!done(a)) {
+		int progress = 0;
+
+		if (a->cfg.mode == MODE_LOOPBACK || a->cfg.mode == MODE_SEND)
+			progress += send_burst(a);
+		for (i = 0; i < a->cfg.queues; i++) {
+			struct txq *echo = a->cfg.mode == MODE_ECHO ? &a->tx[i] : NULL;
+			uint32_t before = echo ? echo->posted : 0;
+
+			ret = poll_rx(a, i, echo);
+			if (ret < 0)
+				return -1;
+			progress += ret;
+			if (echo && echo->posted != before)
+				ring_sq(echo);
+			ret = poll_tx(a, &a->tx[i]);
+			if (ret < 0)
+				return -1;
+			progress += ret;
+		}
+		if (progress) {
+			last_progress = now();
+		} else if (now() - last_progress > a->cfg.timeout) {
+			fprintf(stderr, "mana-pktgen: no progress for %.1f s\n",
+				a->cfg.timeout);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int report(struct app *a)
+{
+	uint64_t want[MAX_QUEUES] = { 0 }, errors = 0;
+	uint32_t f, i;
+	bool split_ok = true;
+
+	if (a->cfg.mode == MODE_LOOPBACK) {
+		for (f = 0; f < a->cfg.flows; f++)
+			want[expected_queue(&a->cfg, f)] +=
+				a->cfg.frames / a->cfg.flows +
+				(f < a->cfg.frames % a->cfg.flows);
+	}
+	for (i = 0; i < a->cfg.queues; i++) {
+		errors += a->tx[i].errors + a->rx[i].errors;
+		if (a->cfg.mode == MODE_LOOPBACK && want[i] != a->rx[i].frames)
+			split_ok = false;
+		if (!a->cfg.quiet)
+			printf("rxq %u: frames %" PRIu64 " bytes %" PRIu64
+			       " expected %" PRIu64 " errors %" PRIu64
+			       " | txq %u: frames %u errors %" PRIu64 "\n",
+			       i, a->rx[i].frames, a->rx[i].bytes, want[i],
+			       a->rx[i].errors, i, a->tx[i].completed,
+			       a->tx[i].errors);
+	}
+	printf("sent %" PRIu64 " received %" PRIu64 " bad %" PRIu64
+	       " errors %" PRIu64 " rss-split %s\n", a->sent, a->received,
+	       a->bad, errors,
+	       a->cfg.mode != MODE_LOOPBACK ? "n/a" : split_ok ? "ok" : "WRONG");
+	if (a->cfg.mode == MODE_LOOPBACK &&
+	    (a->received != a->sent || a->bad || !split_ok))
+		return 1;
+	return errors ? 1 : 0;
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: mana-pktgen [--mode=loopback|send|recv|echo] [--frames=N]\n"
+		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
+		"                   [--port=N] [--timeout=SECONDS] [--quiet]\n");
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct config *c)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "queues", required_argument, NULL, 'q' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint64_t v;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'm':
+			if (!strcmp(optarg, "loopback"))
+				c->mode = MODE_LOOPBACK;
+			else if (!strcmp(optarg, "send"))
+				c->mode = MODE_SEND;
+			else if (!strcmp(optarg, "recv"))
+				c->mode = MODE_RECV;
+			else if (!strcmp(optarg, "echo"))
+				c->mode = MODE_ECHO;
+			else
+				goto bad;
+			break;
+		case 'n':
+			if (parse_u64(optarg, 0, UINT64_MAX / 2, &c->frames))
+				goto bad;
+			break;
+		case 's':
+			if (parse_u64(optarg, 60, RX_BUF_SIZE, &v))
+				goto bad;
+			c->size = v;
+			break;
+		case 'f':
+			if (parse_u64(optarg, 1, 65535, &v))
+				goto bad;
+			c->flows = v;
+			break;
+		case 'q':
+			if (parse_u64(optarg, 1, MAX_QUEUES, &v) || (v & (v - 1)))
+				goto bad;
+			c->queues = v;
+			break;
+		case 'd':
+			if (parse_u64(optarg, 16, 1 << 16, &v))
+				goto bad;
+			c->depth = v;
+			break;
+		case 'p':
+			if (parse_u64(optarg, 1, 255, &v))
+				goto bad;
+			c->port = v;
+			break;
+		case 't':
+			c->timeout = strtod(optarg, NULL);
+			if (c->timeout <= 0)
+				goto bad;
+			break;
+		case 'Q':
+			c->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+bad:
+	for (v = 0; opts[v].name && opts[v].val != o; v++)
+		;
+	fprintf(stderr, "mana-pktgen: bad value '%s' for --%s\n", optarg,
+		opts[v].name ? opts[v].name : "?");
+	usage(stderr);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct app a = {
+		.cfg = { .mode = MODE_LOOPBACK, .frames = 10000, .size = 64,
+			 .flows = 4, .queues = 4, .depth = 256, .port = 1,
+			 .timeout = 10.0 },
+	};
+	int ret;
+
+	if (parse_args(argc, argv, &a.cfg))
+		return 2;
+	a.next_seq = calloc(a.cfg.flows, sizeof(*a.next_seq));
+	if (!a.next_seq)
+		return 1;
+	for (uint32_t f = 0; f < a.cfg.flows; f++)
+		a.next_seq[f] = f;
+	if (setup(&a) || run(&a)) {
+		report(&a);
+		teardown(&a);
+		return 1;
+	}
+	ret = report(&a);
+	teardown(&a);
+	return ret;
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Debian's ibv_devinfo / ibv_devices against the emulated MANA device, with
+# our provider and with the distribution's, in every discovery and transport
+# mode.  Usage: test_devinfo.sh BUILD_DIR
+set -u
+BUILD=${1:?build dir}
+EMU="$BUILD/bin/mana-emu"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+expect() { # expect DESCRIPTION FILE PATTERN
+	if grep -qP -- "$3" "$2"; then ok; else fail "$1: no /$3/ in $2:"; cat "$2" >&2; fi
+}
+expect_not() {
+	if grep -qP -- "$3" "$2"; then fail "$1: unexpected /$3/ in $2"; cat "$2" >&2; else ok; fi
+}
+run() { # run NAME EXPECTED_STATUS -- COMMAND...
+	local name=$1 want=$2 st
+	shift 3
+	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	st=$?
+	if [ "$want" = any ] || [ "$st" -eq "$want" ]; then ok; else
+		fail "$name: exit $st, want $want"; cat "$TMP/$name.out" "$TMP/$name.err" >&2
+	fi
+}
+
+# 1. ours, netlink, ioctl
+run ours 0 -- "$EMU" -- ibv_devinfo -v
+expect "ours" "$TMP/ours.out" '^hca_id:\tmana_0$'
+expect "ours fw_ver (filled only by our provider)" "$TMP/ours.out" '^\tfw_ver:\t+\d+\.\d+\.\d+$'
+expect "ours vendor" "$TMP/ours.out" '^\tvendor_id:\t+0x1414$'
+expect "ours part" "$TMP/ours.out" '^\tvendor_part_id:\t+\d+$'
+expect "ours link layer" "$TMP/ours.out" '^\t\t\tlink_layer:\t+Ethernet$'
+expect "ours state" "$TMP/ours.out" 'state:\t+PORT_ACTIVE'
+expect_not "ours quiet" "$TMP/ours.err" 'Warning'
+run devices 0 -- "$EMU" -- ibv_devices
+expect "ibv_devices" "$TMP/devices.out" '^\s+mana_0\s+[0-9a-f]{16}$'
+
+# 2. Debian's libmana: the emulator speaks the kernel ABI it expects
+run system 0 -- "$EMU" --provider=system -- ibv_devinfo -v
+expect "system" "$TMP/system.out" '^hca_id:\tmana_0$'
+expect "system vendor" "$TMP/system.out" '^\tvendor_id:\t+0x1414$'
+expect "system link layer" "$TMP/system.out" 'link_layer:\t+Ethernet'
+expect_not "system has no fw_ver" "$TMP/system.out" 'fw_ver'
+
+# 3. without RDMA netlink: ours binds by PCI identity, rdma-core's cannot
+run nonl 0 -- "$EMU" --no-netlink -- ibv_devinfo -v
+expect "no-netlink ours" "$TMP/nonl.out" '^hca_id:\tmana_0$'
+expect "no-netlink ours ports" "$TMP/nonl.out" 'link_layer:\t+Ethernet'
+run nonl_system any -- "$EMU" --no-netlink --provider=system -- ibv_devinfo
+expect_not "no-netlink system" "$TMP/nonl_system.out" 'hca_id'
+expect "no-netlink system" "$TMP/nonl_system.err" 'No IB devices found|no userspace device-specific driver'
+
+# 4. kernel numbering MANA 19: ours binds and says so once per process
+run id19 0 -- "$EMU" --driver-id=19 -- ibv_devinfo -v
+expect "driver-id 19 binds" "$TMP/id19.out" '^hca_id:\tmana_0$'
+n=$(grep -c 'libmana: Warning: .*driver id is 19' "$TMP/id19.err")
+[ "$n" -eq 1 ] && ok || fail "driver-id 19: $n warnings, want 1"
+expect "driver-id 19 says what to do" "$TMP/id19.err" 'Fix:'
+# several scans and opens in one process still warn once
+run id19_twice 0 -- "$EMU" --driver-id=19 -- /usr/bin/python3 -c '
+import pyverbs.device as d
+for _ in range(3):
+    for dev in d.get_device_list():
+        with d.Context(name=dev.name.decode()) as ctx:
+            ctx.query_device()
+'
+n=$(grep -c 'libmana: Warning' "$TMP/id19_twice.err")
+[ "$n" -eq 1 ] && ok || fail "driver-id 19, 3 scans: $n warnings, want 1"
+
+# 4b. the write transport gives the same answers as ioctl
+run write 0 -- "$EMU" --transport=write -- ibv_devinfo -v
+if cmp -s "$TMP/ours.out" "$TMP/write.out"; then ok; else
+	fail "write vs ioctl differ"; diff "$TMP/ours.out" "$TMP/write.out" >&2
+fi
+run write_system 0 -- "$EMU" --transport=write --provider=system -- ibv_devinfo -v
+if cmp -s "$TMP/system.out" "$TMP/write_system.out"; then ok; else
+	fail "system: write vs ioctl differ"; diff "$TMP/system.out" "$TMP/write_system.out" >&2
+fi
+
+# more ports
+run ports 0 -- "$EMU" --ports=2 --mac=00:11:22:33:44:55 -- ibv_devinfo
+expect "two ports" "$TMP/ports.out" 'phys_port_cnt:\t+2'
+expect "port 2" "$TMP/ports.out" '^\t\tport:\t2$'
+
+# usage errors
+run badopt 2 -- "$EMU" --bogus -- true
+expect "bad option named" "$TMP/badopt.err" 'bogus'
+run badval 2 -- "$EMU" --driver-id=abc -- true
+run badmac 2 -- "$EMU" --mac=00:11:22 -- true
+run badtransport 2 -- "$EMU" --transport=carrier-pigeon -- true
+run nocmd 2 -- "$EMU" --
+# the command's exit status comes back
+run status 3 -- "$EMU" -- sh -c 'exit 3'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

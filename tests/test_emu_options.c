@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Table-driven test of the mana-emu option parser: every option with good
+ * and bad values, both the launcher (argv) and the environment
+ * (MANA_EMU_OPTIONS) forms, and the normalised string round trip.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/options.h"
+#include "check.h"
+
+#define ANY (-1)
+
+/* Expected fields after a successful parse; ANY or NULL = not checked. */
+struct expect {
+	int provider, driver_id, no_netlink, transport, ports, netdev_up;
+	int max_qp_wr, verbose, help;
+	const char *mac;
+};
+
+enum form { BOTH, ARGV_ONLY, ENV_ONLY };
+
+struct parse_case {
+	const char *args;	/* blank separated words */
+	enum form form;
+	bool ok;
+	const char *err;	/* substring of the message when !ok */
+	struct expect want;
+};
+
+/* Every field unchecked, then the designated ones the case cares about. */
+#pragma GCC diagnostic ignored "-Woverride-init"
+#define W(...)                                                                 \
+	{ .provider = ANY, .driver_id = ANY, .no_netlink = ANY,                \
+	  .transport = ANY, .ports = ANY, .netdev_up = ANY, .max_qp_wr = ANY,  \
+	  .verbose = ANY, .help = ANY, __VA_ARGS__ }
+#define OK(_args, ...) { _args, BOTH, true, NULL, W(__VA_ARGS__) }
+#define BAD(_args, _err) { _args, BOTH, false, _err, W() }
+
+static const struct parse_case cases[] = {
+	/* defaults */
+	OK("", .provider = MANA_EMU_PROVIDER_OURS, .driver_id = 20,
+	   .no_netlink = 0, .transport = MANA_EMU_TRANSPORT_IOCTL, .ports = 1,
+	   .netdev_up = 0, .max_qp_wr = 8192, .verbose = 0, .help = 0,
+	   .mac = "00:0d:3a:00:00:01"),
+
+	/* --provider */
+	OK("--provider=ours", .provider = MANA_EMU_PROVIDER_OURS),
+	OK("--provider=system", .provider = MANA_EMU_PROVIDER_SYSTEM),
+	OK("--provider system", .provider = MANA_EMU_PROVIDER_SYSTEM),
+	BAD("--provider=mine", "--provider: invalid value 'mine'"),
+	BAD("--provider=", "--provider: invalid value ''"),
+	BAD("--provider", "--provider requires a value"),
+	BAD("--ports --verbose", "--ports requires a value (N)"),
+
+	/* --driver-id */
+	OK("--driver-id=0", .driver_id = 0),
+	OK("--driver-id=19", .driver_id = 19),
+	OK("--driver-id=255", .driver_id = 255),
+	OK("--driver-id 7", .driver_id = 7),
+	BAD("--driver-id=256", "--driver-id: invalid value '256'"),
+	BAD("--driver-id=-1", "--driver-id"),
+	BAD("--driver-id=+1", "--driver-id"),
+	BAD("--driver-id=0x14", "--driver-id"),
+	BAD("--driver-id=20x", "--driver-id"),
+	BAD("--driver-id=", "--driver-id"),
+	BAD("--driver-id=99999999999999999999", "--driver-id"),
+
+	/* --no-netlink */
+	OK("--no-netlink", .no_netlink = 1),
+	BAD("--no-netlink=1", "--no-netlink does not take a value"),
+
+	/* --transport */
+	OK("--transport=ioctl", .transport = MANA_EMU_TRANSPORT_IOCTL),
+	OK("--transport=write", .transport = MANA_EMU_TRANSPORT_WRITE),
+	BAD("--transport=netlink", "expected one of ioctl write"),
+	BAD("--transport=WRITE", "--transport"),
+
+	/* --ports */
+	OK("--ports=1", .ports = 1),
+	OK("--ports=8", .ports = 8),
+	BAD("--ports=0", "expected an integer 1..8"),
+	BAD("--ports=9", "--ports: invalid value '9'"),
+	BAD("--ports=two", "--ports"),
+
+	/* --mac */
+	OK("--mac=02:11:22:33:44:55", .mac = "02:11:22:33:44:55"),
+	OK("--mac=AA:BB:CC:DD:EE:0F", .mac = "aa:bb:cc:dd:ee:0f"),
+	BAD("--mac=01:00:5e:00:00:01", "--mac: invalid value"),
+	BAD("--mac=ff:ff:ff:ff:ff:ff", "--mac"),
+	BAD("--mac=00:0d:3a:00:00", "--mac"),
+	BAD("--mac=00:0d:3a:00:00:011", "--mac"),
+	BAD("--mac=00-0d-3a-00-00-01", "--mac"),
+	BAD("--mac=00:0d:3a:00:00:0g", "--mac"),
+	BAD("--mac=0:d:3a:0:0:1", "--mac"),
+	BAD("--mac=", "--mac"),
+
+	/* --netdev-up */
+	OK("--netdev-up", .netdev_up = 1),
+	BAD("--netdev-up=yes", "--netdev-up does not take a value"),
+
+	/* --max-qp-wr */
+	OK("--max-qp-wr=64", .max_qp_wr = 64),
+	OK("--max-qp-wr=1048576", .max_qp_wr = 1048576),
+	BAD("--max-qp-wr=63", "expected an integer 64..1048576"),
+	BAD("--max-qp-wr=1048577", "--max-qp-wr"),
+
+	/* --verbose, --help */
+	OK("--verbose", .verbose = 1),
+	OK("-h", .help = 1),
+	OK("--help", .help = 1),
+
+	/* unknown options */
+	BAD("--bogus", "unknown option '--bogus'"),
+	BAD("--bogus=1", "unknown option '--bogus=1'"),
+	BAD("-x", "unknown option '-x'"),
+	BAD("--port=2", "unknown option '--port=2'"),
+	BAD("--ports=2 --bogus", "unknown option '--bogus'"),
+
+	/* combinations; the last value wins */
+	OK("--ports=2 --no-netlink --transport=write --netdev-up",
+	   .no_netlink = 1, .transport = MANA_EMU_TRANSPORT_WRITE, .ports = 2,
+	   .netdev_up = 1),
+	OK("--ports=2 --ports=3", .ports = 3),
+
+	/* environment form only: blanks, quoting, stray words */
+	{ "  --ports=4\t--mac='02:00:00:00:00:07'  ", ENV_ONLY, true, NULL,
+	  W(.ports = 4, .mac = "02:00:00:00:00:07") },
+	{ "--provider=\"system\"", ENV_ONLY, true, NULL,
+	  W(.provider = MANA_EMU_PROVIDER_SYSTEM) },
+	{ "--mac='02:00:00:00:00:07", ENV_ONLY, false, "unbalanced quote",
+	  W() },
+	{ "--ports=2 true", ENV_ONLY, false, "unexpected word 'true'", W() },
+	{ "--ports=2 -- true", ENV_ONLY, false, "unexpected word '--'", W() },
+};
+
+static void split(const char *args, char *buf, size_t len, char **argv,
+		  int *argc)
+{
+	char *tok, *save = NULL;
+
+	snprintf(buf, len, "%s", args);
+	*argc = 0;
+	for (tok = strtok_r(buf, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[(*argc)++] = tok;
+	argv[*argc] = NULL;
+}
+
+static void format_mac(const uint8_t *m, char *buf)
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3],
+		m[4], m[5]);
+}
+
+#define CHECK_FIELD(o, w, f, what)                                             \
+	CHECK((w)->f == ANY || (int)(o)->f == (w)->f,                          \
+	      "%s: %s: " #f " = %d, want %d", what, c->args, (int)(o)->f,     \
+	      (w)->f)
+
+static void check_fields(const struct parse_case *c,
+			 const struct mana_emu_options *o, const char *what)
+{
+	const struct expect *w = &c->want;
+	char mac[32];
+
+	CHECK_FIELD(o, w, provider, what);
+	CHECK_FIELD(o, w, driver_id, what);
+	CHECK_FIELD(o, w, no_netlink, what);
+	CHECK_FIELD(o, w, transport, what);
+	CHECK_FIELD(o, w, ports, what);
+	CHECK_FIELD(o, w, netdev_up, what);
+	CHECK_FIELD(o, w, max_qp_wr, what);
+	CHECK_FIELD(o, w, verbose, what);
+	CHECK_FIELD(o, w, help, what);
+	format_mac(o->mac, mac);
+	CHECK(!w->mac || !strcmp(mac, w->mac), "%s: %s: mac %s, want %s",
+	      what, c->args, mac, w->mac);
+}
+
+static void check_result(const struct parse_case *c, int ret,
+			 const struct mana_emu_options *o, const char *err,
+			 const char *what)
+{
+	if (c->ok) {
+		CHECK(ret == 0, "%s: '%s' failed: %s", what, c->args, err);
+		if (!ret)
+			check_fields(c, o, what);
+		return;
+	}
+	CHECK(ret == MANA_EMU_OPT_ERROR, "%s: '%s' accepted", what, c->args);
+	CHECK(strstr(err, c->err) != NULL, "%s: '%s': message '%s' lacks '%s'",
+	      what, c->args, err, c->err);
+}
+
+static void run_argv(const struct parse_case *c)
+{
+	struct mana_emu_options o;
+	char buf[256], err[256] = "", *argv[32];
+	int argc, consumed = -1, ret;
+
+	split(c->args, buf, sizeof(buf), argv, &argc);
+	mana_emu_options_init(&o);
+	ret = mana_emu_options_parse_argv(&o, argc, argv, &consumed, err,
+					  sizeof(err));
+	check_result(c, ret, &o, err, "argv");
+	if (c->ok && !ret)
+		CHECK(consumed == argc, "argv: '%s': consumed %d of %d",
+		      c->args, consumed, argc);
+}
+
+static void run_env(const struct parse_case *c)
+{
+	struct mana_emu_options o;
+	char err[256] = "";
+	int ret;
+
+	mana_emu_options_init(&o);
+	ret = mana_emu_options_parse_string(&o, c->args, err, sizeof(err));
+	check_result(c, ret, &o, err, "env");
+}
+
+/* Launcher parsing stops at "--" or at the command. */
+static void test_argv_stop(void)
+{
+	char *argv1[] = { "--ports=2", "--", "--verbose", NULL };
+	char *argv2[] = { "--no-netlink", "ibv_devinfo", "-v", NULL };
+	char *argv3[] = { "--ports", "3", "cmd", NULL };
+	struct mana_emu_options o;
+	char err[256];
+	int consumed;
+
+	mana_emu_options_init(&o);
+	CHECK(!mana_emu_options_parse_argv(&o, 3, argv1, &consumed, err,
+					   sizeof(err)), "%s", err);
+	CHECK(consumed == 2 && o.ports == 2 && !o.verbose,
+	      "consumed %d ports %u verbose %d", consumed, o.ports, o.verbose);
+
+	mana_emu_options_init(&o);
+	CHECK(!mana_emu_options_parse_argv(&o, 3, argv2, &consumed, err,
+					   sizeof(err)), "%s", err);
+	CHECK(consumed == 1 && o.no_netlink, "consumed %d", consumed);
+
+	mana_emu_options_init(&o);
+	CHECK(!mana_emu_options_parse_argv(&o, 3, argv3, &consumed, err,
+					   sizeof(err)), "%s", err);
+	CHECK(consumed == 2 && o.ports == 3, "consumed %d ports %u", consumed,
+	      o.ports);
+}
+
+/* The normalised string is exact and parses back to the same options. */
+static void test_format(void)
+{
+	static const char *inputs[] = {
+		"",
+		"--provider=system --driver-id=19 --no-netlink --transport=write "
+		"--ports=8 --mac=02:aa:bb:cc:dd:ee --netdev-up --max-qp-wr=64 "
+		"--verbose",
+	};
+	struct mana_emu_options a, b;
+	char buf[512], err[256];
+	size_t i;
+	int n;
+
+	mana_emu_options_init(&a);
+	n = mana_emu_options_format(&a, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "--provider=ours --driver-id=20 --transport=ioctl "
+			   "--ports=1 --mac=00:0d:3a:00:00:01 "
+			   "--max-qp-wr=8192"),
+	      "default normalised string '%s'", buf);
+	CHECK(n == (int)strlen(buf), "length %d vs %zu", n, strlen(buf));
+	CHECK(mana_emu_options_format(&a, NULL, 0) == n,
+	      "length query differs");
+	CHECK(mana_emu_options_format(&a, buf, 10) == n && strlen(buf) == 9,
+	      "truncated output '%s'", buf);
+
+	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		mana_emu_options_init(&a);
+		CHECK(!mana_emu_options_parse_string(&a, inputs[i], err,
+						     sizeof(err)), "%s", err);
+		mana_emu_options_format(&a, buf, sizeof(buf));
+		mana_emu_options_init(&b);
+		CHECK(!mana_emu_options_parse_string(&b, buf, err, sizeof(err)),
+		      "reparse '%s': %s", buf, err);
+		CHECK(!memcmp(&a, &b, sizeof(a)), "round trip of '%s' via '%s'",
+		      inputs[i], buf);
+	}
+	mana_emu_options_init(&a);
+	a.help = true;
+	mana_emu_options_format(&a, buf, sizeof(buf));
+	CHECK(!strstr(buf, "help"), "--help leaked into '%s'", buf);
+}
+
+static void test_port_mac(void)
+{
+	static const struct {
+		const char *base;
+		unsigned int port;
+		const char *want;
+	} macs[] = {
+		{ "00:0d:3a:00:00:01", 1, "00:0d:3a:00:00:01" },
+		{ "00:0d:3a:00:00:01", 2, "00:0d:3a:00:00:02" },
+		{ "00:0d:3a:00:00:01", 8, "00:0d:3a:00:00:08" },
+		{ "00:0d:3a:00:00:ff", 3, "00:0d:3a:00:01:01" },
+	};
+	struct mana_emu_options o;
+	char arg[64], err[256], got[32];
+	uint8_t mac[6];
+	size_t i;
+
+	for (i = 0; i < sizeof(macs) / sizeof(macs[0]); i++) {
+		mana_emu_options_init(&o);
+		snprintf(arg, sizeof(arg), "--mac=%s", macs[i].base);
+		CHECK(!mana_emu_options_parse_string(&o, arg, err, sizeof(err)),
+		      "%s", err);
+		mana_emu_port_mac(&o, macs[i].port, mac);
+		format_mac(mac, got);
+		CHECK(!strcmp(got, macs[i].want), "port %u of %s: %s, want %s",
+		      macs[i].port, macs[i].base, got, macs[i].want);
+	}
+}
+
+static void test_usage(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	static const char *names[] = { "--provider", "--driver-id",
+				       "--no-netlink", "--transport", "--ports",
+				       "--mac", "--netdev-up", "--max-qp-wr",
+				       "--verbose", "--help",
+				       "MANA_EMU_OPTIONS" };
+	size_t i;
+
+	mana_emu_options_usage(f, "mana-emu");
+	fclose(f);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(strstr(text, names[i]) != NULL, "usage lacks %s",
+		      names[i]);
+	free(text);
+}
+
+int main(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].form != ENV_ONLY)
+			run_argv(&cases[i]);
+		if (cases[i].form != ARGV_ONLY)
+			run_env(&cases[i]);
+	}
+	test_argv_stop();
+	test_format();
+	test_port_mac();
+	test_usage();
+	return check_done();
+}
