@@ -37,6 +37,7 @@ emu_die(const char *fmt, ...)
 	vsnprintf(msg + n, sizeof(msg) - n - 1, fmt, ap);
 	va_end(ap);
 	strcat(msg, "\n");
+	/* Same status as a bad launcher option; nothing to do if stderr fails. */
 	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
 		_exit(2);
 	_exit(2);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "options.h"
@@ -57,13 +58,16 @@ int emu_fd_register(int fd, enum emu_fd_kind kind, void *obj);
 void emu_fd_unregister(int fd);
 void *emu_fd_obj(int fd, enum emu_fd_kind kind);
 
-/* The real libc functions behind our interposers. */
-int emu_real_close(int fd);
-ssize_t emu_real_read(int fd, void *buf, size_t len);
+/*
+ * The real libc functions behind our interposers, for the few places
+ * that act on an fd the application sees (which is registered as ours).
+ * Emulator-internal fds are never registered, so plain libc calls on them
+ * pass straight through the interposers.
+ */
 int emu_real_setsockopt(int fd, int level, int name, const void *val,
-			unsigned int len);
+			socklen_t len);
 int emu_real_getsockopt(int fd, int level, int name, void *val,
-			unsigned int *len);
+			socklen_t *len);
 
 /*
  * Copies to and from the calling application's memory with kernel

@@ -77,16 +77,6 @@ static long set_errno(long ret)
 	return ret;
 }
 
-int emu_real_close(int fd)
-{
-	return REAL(close)(fd);
-}
-
-ssize_t emu_real_read(int fd, void *buf, size_t len)
-{
-	return REAL(read)(fd, buf, len);
-}
-
 int emu_real_setsockopt(int fd, int level, int name, const void *val,
 			socklen_t len)
 {
@@ -522,7 +512,9 @@ EMU_EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (emu_fd_kind(fd) != EMU_FD_UVERBS)
+	/* The VFS answers these for every file before the driver sees them. */
+	if (emu_fd_kind(fd) != EMU_FD_UVERBS || request == FIOCLEX ||
+	    request == FIONCLEX || request == FIONBIO || request == FIOASYNC)
 		return REAL(ioctl)(fd, request, arg);
 	pthread_mutex_lock(&emu.lock);
 	file = emu_fd_obj(fd, EMU_FD_UVERBS);
@@ -779,9 +771,11 @@ EMU_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len,
 
 static int poll_with_uverbs(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	int saved[nfds ? nfds : 1], ready = 0, ret;
+	int *saved = malloc(nfds * sizeof(*saved)), ready = 0, ret;
 	nfds_t i;
 
+	if (!saved)
+		return set_errno(-ENOMEM);
 	for (i = 0; i < nfds; i++) {
 		saved[i] = fds[i].fd;
 		if (emu_fd_kind(fds[i].fd) != EMU_FD_UVERBS)
@@ -797,6 +791,7 @@ static int poll_with_uverbs(struct pollfd *fds, nfds_t nfds, int timeout)
 			fds[i].revents = fds[i].events & UVERBS_POLLMASK;
 		}
 	}
+	free(saved);
 	return ret < 0 ? ret : ret + ready;
 }
 
