@@ -68,6 +68,37 @@ static void rss_attr(struct env *e, struct ibv_qp_init_attr_ex *qa,
 
 static int destroy_cq_void(struct ibv_cq *cq) { return ibv_destroy_cq(cq); }
 
+/* cleanups that tolerate a failed creation */
+static void xdestroy_cq(struct ibv_cq *cq)
+{
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void xdestroy_wq(struct ibv_wq *wq)
+{
+	if (wq)
+		ibv_destroy_wq(wq);
+}
+
+static void xdestroy_table(struct ibv_rwq_ind_table *t)
+{
+	if (t)
+		ibv_destroy_rwq_ind_table(t);
+}
+
+static void xdestroy_qp(struct ibv_qp *qp)
+{
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static void xdealloc_pd(struct ibv_pd *pd)
+{
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
 /* ---- the cases ----------------------------------------------------------- */
 
 static int cq_zero(struct env *e)
@@ -105,7 +136,7 @@ static int wq_with(struct env *e, uint32_t wr, uint32_t sge, enum ibv_wq_type ty
 
 	if (wq)
 		ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -148,8 +179,8 @@ static int table_with(struct env *e, uint32_t log, uint32_t comp_mask)
 	err = t ? 0 : errno;
 	if (t)
 		ibv_destroy_rwq_ind_table(t);
-	ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+	xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -215,12 +246,12 @@ static int rss_with(struct env *e, enum rss_fault f)
 		qp = ibv_create_qp_ex(e->ctx, &qa);
 		err = qp ? 0 : errno;
 		if (qp)
-			ibv_destroy_qp(qp);
+			xdestroy_qp(qp);
 		if (first)
-			ibv_destroy_qp(first);
-		ibv_destroy_rwq_ind_table(t2);
-		ibv_destroy_wq(wq2);
-		ibv_destroy_cq(cq2);
+			xdestroy_qp(first);
+		xdestroy_table(t2);
+		xdestroy_wq(wq2);
+		xdestroy_cq(cq2);
 		goto cleanup;
 	}
 	default: break;
@@ -232,11 +263,11 @@ static int rss_with(struct env *e, enum rss_fault f)
 cleanup:
 	if (t)
 		ibv_destroy_rwq_ind_table(t);
-	ibv_destroy_wq(wq[1]);
-	ibv_destroy_wq(wq[0]);
-	ibv_destroy_cq(cq[1]);
-	ibv_destroy_cq(cq[0]);
-	ibv_dealloc_pd(port9);
+	xdestroy_wq(wq[1]);
+	xdestroy_wq(wq[0]);
+	xdestroy_cq(cq[1]);
+	xdestroy_cq(cq[0]);
+	xdealloc_pd(port9);
 	return err;
 }
 
@@ -260,7 +291,7 @@ static int sq_with(struct env *e, uint32_t wr, uint32_t sge, uint32_t inl,
 
 	if (qp)
 		ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -297,7 +328,7 @@ static int sq_bad_port(struct env *e)
 	struct ibv_pd *port9 = ibv_alloc_parent_domain(e->ctx, &pa);
 	int err = sq_with(e, 64, 1, 0, IBV_QPT_RAW_PACKET, false, port9);
 
-	ibv_dealloc_pd(port9);
+	xdealloc_pd(port9);
 	return err;
 }
 
@@ -310,10 +341,10 @@ static int sq_shared_cq(struct env *e)
 	int err = b ? 0 : errno;
 
 	if (b)
-		ibv_destroy_qp(b);
+		xdestroy_qp(b);
 	if (a)
-		ibv_destroy_qp(a);
-	ibv_destroy_cq(cq);
+		xdestroy_qp(a);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -326,7 +357,7 @@ static int destroy_busy_cq(struct env *e)
 	if (qp)
 		ibv_destroy_qp(qp);
 	if (err)
-		ibv_destroy_cq(cq);
+		xdestroy_cq(cq);
 	return err;
 }
 
@@ -338,10 +369,10 @@ static int destroy_busy_wq(struct env *e)
 	struct ibv_rwq_ind_table *t = ibv_create_rwq_ind_table(e->ctx, &ta);
 	int err = ibv_destroy_wq(wq);
 
-	ibv_destroy_rwq_ind_table(t);
+	xdestroy_table(t);
 	if (err)
-		ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+		xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -361,9 +392,9 @@ static int destroy_busy_table(struct env *e)
 	if (qp)
 		ibv_destroy_qp(qp);
 	if (err)
-		ibv_destroy_rwq_ind_table(t);
-	ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+		xdestroy_table(t);
+	xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -373,8 +404,8 @@ static int dealloc_busy_parent(struct env *e)
 	struct ibv_wq *wq = mk_wq(e, cq);
 	int err = ibv_dealloc_pd(e->parent);
 
-	ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+	xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -388,8 +419,8 @@ static int modify_wq_reset(struct env *e)
 	CHECK_ERRNO(ibv_modify_wq(wq, &a), 0);	/* DPDK-style code asks for RDY */
 	a.wq_state = IBV_WQS_RESET;
 	err = ibv_modify_wq(wq, &a);
-	ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+	xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -411,10 +442,10 @@ static int init_obj_rss_as_qp(struct env *e)
 	obj.qp.in = qp;
 	obj.qp.out = &out;
 	err = e->api.init_obj(&obj, MANADV_OBJ_QP);
-	ibv_destroy_qp(qp);
-	ibv_destroy_rwq_ind_table(t);
-	ibv_destroy_wq(wq);
-	ibv_destroy_cq(cq);
+	xdestroy_qp(qp);
+	xdestroy_table(t);
+	xdestroy_wq(wq);
+	xdestroy_cq(cq);
 	return err;
 }
 
@@ -446,7 +477,7 @@ static int init_obj_null_out(struct env *e)
 	memset(&obj, 0, sizeof(obj));
 	obj.cq.in = cq;
 	err = e->api.init_obj(&obj, MANADV_OBJ_CQ);
-	ibv_destroy_cq(cq);
+	xdestroy_cq(cq);
 	return err;
 }
 

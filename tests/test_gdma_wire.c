@@ -1335,6 +1335,73 @@ static void test_ring_wrap(void)
 	      "post with a bad header");
 }
 
+/*
+ * The datapath's fast views (templates OR-ed with bits, fixed offsets) must
+ * say exactly what the validating encoders and decoders say.
+ */
+static void test_fast_views(void)
+{
+	struct gdma_wqe_header h = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct mana_tx_oob base = { .pkt_fmt = MANA_SHORT_PKT_FMT, .vcq_num = 0x123,
+				    .vsq_frame = 0x2a, .short_vp_offset = 7 };
+	struct mana_tx_oob full = base;
+	struct mana_rx_comp_oob rx = { 0 }, rx2;
+	struct mana_tx_comp_oob tx = { .cqe_type = CQE_TX_INVALID_OOB,
+				       .tx_wqe_offset = 0x1234 };
+	uint8_t a[GDMA_CQE_DATA_SIZE], b[8];
+	uint64_t tmpl;
+	unsigned int n;
+
+	for (n = 1; n <= GDMA_MAX_TX_SGE; n++) {
+		h.num_sge = n;
+		CHECK(gdma_wqe_header_encode(&h, GDMA_SQ, b) == 0, "hdr %u", n);
+		if (n == 1)
+			tmpl = gdma_ld64(b) & ~(0xFFULL << GDMA_WQE_HDR_NUM_SGE_SHIFT);
+		CHECK(gdma_ld64(b) == (tmpl | (uint64_t)n << GDMA_WQE_HDR_NUM_SGE_SHIFT),
+		      "header template + num_sge %u", n);
+	}
+	CHECK(mana_tx_oob_encode(&base, b) == 0, "base oob");
+	tmpl = gdma_ld64(b);
+	full.is_outer_ipv4 = full.comp_iphdr_csum = full.comp_udp_csum = true;
+	full.suppress_txcqe_gen = true;
+	full.trans_off = 34;
+	CHECK(mana_tx_oob_encode(&full, b) == 0, "full oob");
+	CHECK(gdma_ld64(b) == (tmpl | MANA_TXOOB_IPV4 | MANA_TXOOB_IP_CSUM |
+			       MANA_TXOOB_UDP_CSUM | MANA_TXOOB_SUPPRESS_CQE |
+			       34ULL << MANA_TXOOB_TRANS_OFF_SHIFT), "oob bits");
+	full = base;
+	full.is_outer_ipv6 = full.comp_tcp_csum = true;
+	CHECK(mana_tx_oob_encode(&full, b) == 0 &&
+	      gdma_ld64(b) == (tmpl | MANA_TXOOB_IPV6 | MANA_TXOOB_TCP_CSUM), "v6 tcp");
+
+	rx.cqe_type = CQE_RX_COALESCED_4;
+	rx.rx_vlan_id = 0x123;
+	rx.rx_vlantag_present = rx.rx_iphdr_csum_succeed = rx.rx_tcp_csum_succeed = true;
+	rx.ppi[0].pkt_len = 60;
+	rx.ppi[1].pkt_len = 1514;
+	rx.ppi[1].pkt_hash = 0xdeadbeef;
+	CHECK(mana_rx_comp_oob_encode(&rx, a) == 0, "rx encode");
+	CHECK(mana_cqe_fast_type(a) == CQE_RX_COALESCED_4, "fast type");
+	CHECK(mana_rx_fast_len(a, 0) == 60 && mana_rx_fast_len(a, 1) == 1514 &&
+	      mana_rx_fast_len(a, 2) == 0, "fast lengths");
+	n = gdma_ld32(a + MANA_RXCOMP_FLAGS_OFF);
+	CHECK((n & MANA_RXFL_VLAN_ID_MASK) == 0x123 && (n & MANA_RXFL_VLAN_PRESENT) &&
+	      (n & MANA_RXFL_IP_OK) && (n & MANA_RXFL_TCP_OK) && !(n & MANA_RXFL_UDP_OK),
+	      "fast flags 0x%x", n);
+	CHECK(gdma_ld32(a + MANA_RXCOMP_PPI_OFF + MANA_RXCOMP_PPI_STRIDE +
+			MANA_RXCOMP_PPI_HASH_OFF) == 0xdeadbeef, "fast hash");
+	rx.rx_wqe_offset = 0x40;
+	CHECK(mana_rx_comp_oob_encode(&rx, a) == 0 &&
+	      gdma_ld32(a + MANA_RXCOMP_WQE_OFFSET_OFF) == 0x40, "rx wqe offset");
+	CHECK(mana_rx_comp_oob_decode(a, &rx2) == 0 && rx2.ppi[1].pkt_len == 1514,
+	      "round trip");
+
+	CHECK(mana_tx_comp_oob_encode(&tx, a) == 0, "tx comp");
+	CHECK(mana_cqe_fast_type(a) == CQE_TX_INVALID_OOB &&
+	      gdma_ld32(a + MANA_TXCOMP_WQE_DW_OFF) >> MANA_TXCOMP_WQE_SHIFT == 0x1234,
+	      "fast tx wqe offset");
+}
+
 int main(void)
 {
 	test_doorbells();
@@ -1354,5 +1421,6 @@ int main(void)
 	test_owner_table();
 	test_owner_simulation();
 	test_ring_wrap();
+	test_fast_views();
 	return check_done();
 }

@@ -12,8 +12,9 @@
 MANA_DECLARE_DRV_CMD(mana_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
 		     mana_ib_create_cq, mana_ib_create_cq_resp);
 
-struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel, int comp_vector)
+static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector, struct mana_pd *pd)
 {
 	struct mana_context *ctx = to_mctx(context);
 	struct mana_create_cq_resp resp;
@@ -46,8 +47,16 @@ struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->count = cqe;
 	cq->cqid = UINT32_MAX;
+	/* consumer and device both start at count: lap 1, owner bits 1 */
+	cq->head = cqe;
+	cq->rang_lap = 1;
+	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
 
-	ret = mana_alloc_buf(ctx, NULL,
+	ret = mana_alloc_buf(ctx, pd,
 			     mana_queue_size((uint64_t)cqe * MANA_CQE_SIZE),
 			     MANADV_RES_TYPE_CQ, &cq->buf);
 	if (ret)
@@ -66,14 +75,78 @@ struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
 		goto err_buf;
 	}
 	cq->cqid = resp.drv.cqid;
-	return &cq->vcq.cq;
+	return cq;
 
 err_buf:
 	mana_free_buf(&cq->buf);
 err_free:
+	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct mana_cq *cq = create_cq(context, cqe, channel, comp_vector, NULL);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+#define MANA_CQ_EX_WC_FLAGS (IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_CVLAN)
+
+/*
+ * Extended CQ.  The kernel sees an ordinary CQ: the extended poll API is
+ * entirely ours, so the plain CREATE_CQ command serves every kernel.
+ */
+struct ibv_cq_ex *mana_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	const uint32_t masks = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+	struct mana_pd *pd = NULL;
+	struct mana_cq *cq;
+
+	if (!attr || attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~masks) {
+		mana_err(context, "unsupported CQ comp_mask 0x%x", attr->comp_mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)MANA_CQ_EX_WC_FLAGS) {
+		mana_err(context, "unsupported wc_flags 0x%llx (no timestamps, flow tags or TM)",
+			 (unsigned long long)(attr->wc_flags & ~(uint64_t)MANA_CQ_EX_WC_FLAGS));
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) {
+		mana_err(context, "unsupported CQ flags 0x%x", attr->flags);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		if (!attr->parent_domain || attr->parent_domain->context != context ||
+		    !to_mpd(attr->parent_domain)->protection_domain) {
+			mana_err(context, "CQ parent_domain must be a parent domain of this context");
+			errno = EINVAL;
+			return NULL;
+		}
+		pd = to_mpd(attr->parent_domain);
+	}
+
+	cq = create_cq(context, (int)attr->cqe, attr->channel, attr->comp_vector, pd);
+	if (!cq)
+		return NULL;
+	cq->ex = true;
+	cq->wc_flags_ex = attr->wc_flags;
+	cq->single_threaded = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	mana_cq_init_ops(cq);
+	return &cq->vcq.cq_ex;
 }
 
 int mana_destroy_cq(struct ibv_cq *ibcq)
@@ -87,6 +160,7 @@ int mana_destroy_cq(struct ibv_cq *ibcq)
 		return ret;
 	}
 	mana_free_buf(&cq->buf);
+	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #ifndef MANA_GDMA_H
 #define MANA_GDMA_H
 
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1537,6 +1538,85 @@ static inline int gdma_eqe_decode(const void *wire, struct gdma_eqe *out)
 static inline uint32_t gdma_eqe_cq_id(const struct gdma_eqe *e)
 {
 	return e->details[0] & GDMA_QUEUE_ID_MAX;
+}
+
+/* ------------------------------------------------------------------------ */
+/*
+ * Fast-path views of the same formats, for the provider's per-packet code:
+ * whole little-endian words and bit positions instead of decoded structs.
+ * Templates built once with the validating encoders above are OR-ed with
+ * these bits; test_gdma_wire pins every constant against the encoders and
+ * decoders so the two views cannot drift apart.
+ */
+static inline uint32_t gdma_ld32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline uint64_t gdma_ld64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline void gdma_st64(void *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/* WQE header as one u64: num_sge in bits 32-39. */
+#define GDMA_WQE_HDR_NUM_SGE_SHIFT	32
+
+/* Short TX OOB as one u64 (dword 0 low, dword 1 high). */
+#define MANA_TXOOB_IPV4			(1ULL << 2)
+#define MANA_TXOOB_IPV6			(1ULL << 3)
+#define MANA_TXOOB_IP_CSUM		(1ULL << 4)
+#define MANA_TXOOB_TCP_CSUM		(1ULL << 5)
+#define MANA_TXOOB_UDP_CSUM		(1ULL << 6)
+#define MANA_TXOOB_SUPPRESS_CQE		(1ULL << 7)
+#define MANA_TXOOB_TRANS_OFF_SHIFT	32
+#define MANA_TXOOB_TRANS_OFF_MAX	0x3FFu
+
+/* CQE: type in the low 6 bits of byte 0; owner in the top 3 of byte 63. */
+#define MANA_CQE_TYPE_MASK		0x3Fu
+#define GDMA_CQE_OWNER_SHIFT		5	/* within byte 63 */
+
+/* RX completion OOB */
+#define MANA_RXCOMP_FLAGS_OFF		4
+#define MANA_RXCOMP_PPI_OFF		8
+#define MANA_RXCOMP_PPI_STRIDE		12
+#define MANA_RXCOMP_PPI_HASH_OFF	8	/* within a slot (4-packet layout) */
+#define MANA_RXCOMP_WQE_OFFSET_OFF	56
+#define MANA_RXFL_VLAN_ID_MASK		0xFFFu
+#define MANA_RXFL_VLAN_PRESENT		(1U << 12)
+#define MANA_RXFL_IP_OK			(1U << 25)
+#define MANA_RXFL_IP_FAIL		(1U << 26)
+#define MANA_RXFL_TCP_OK		(1U << 27)
+#define MANA_RXFL_TCP_FAIL		(1U << 28)
+#define MANA_RXFL_UDP_OK		(1U << 29)
+#define MANA_RXFL_UDP_FAIL		(1U << 30)
+
+/* TX completion OOB: tx_wqe_offset in bits 5-31 of the dword at 8. */
+#define MANA_TXCOMP_WQE_DW_OFF		8
+#define MANA_TXCOMP_WQE_SHIFT		5
+
+static inline uint8_t mana_cqe_fast_type(const void *cqe)
+{
+	return ((const uint8_t *)cqe)[0] & MANA_CQE_TYPE_MASK;
+}
+
+static inline uint16_t mana_rx_fast_len(const void *cqe, unsigned int i)
+{
+	const uint8_t *s = (const uint8_t *)cqe + MANA_RXCOMP_PPI_OFF +
+			   MANA_RXCOMP_PPI_STRIDE * i;
+
+	return (uint16_t)(s[0] | s[1] << 8);
 }
 
 #endif /* MANA_GDMA_H */

@@ -112,7 +112,9 @@ static void mana_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops mana_ctx_ops = {
 	.alloc_parent_domain = mana_alloc_parent_domain,
 	.alloc_pd = mana_alloc_pd,
+	.async_event = mana_async_event,
 	.create_cq = mana_create_cq,
+	.create_cq_ex = mana_create_cq_ex,
 	.create_qp = mana_create_qp,
 	.create_qp_ex = mana_create_qp_ex,
 	.create_rwq_ind_table = mana_create_rwq_ind_table,
@@ -126,10 +128,14 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.free_context = mana_free_context,
 	.modify_qp = mana_modify_qp,
 	.modify_wq = mana_modify_wq,
+	.poll_cq = mana_poll_cq,
+	.post_recv = mana_post_recv,
+	.post_send = mana_post_send,
 	.query_device_ex = mana_query_device_ex,
 	.query_port = mana_query_port,
 	.query_qp = mana_query_qp,
 	.reg_mr = mana_reg_mr,
+	.req_notify_cq = mana_req_notify_cq,
 };
 
 static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,

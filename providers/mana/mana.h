@@ -10,6 +10,7 @@
 #include "libibverbs/driver.h"
 #include <rdma/mana-abi.h>
 #include "manadv.h"
+#include "gdma.h"
 
 struct mana_device {
 	struct verbs_device verbs_dev;
@@ -31,6 +32,8 @@ struct mana_context {
 	void *db_page;
 	bool caps_valid;
 	struct mana_caps caps;
+	atomic_bool fatal;		/* IBV_EVENT_DEVICE_FATAL seen */
+	atomic_flag fatal_logged;
 };
 
 /*
@@ -71,12 +74,56 @@ struct mana_buf {
 	uint64_t resource_type;
 };
 
+struct mana_qp;
+struct mana_wq;
+
+/* One completion as the datapath decodes it, before it becomes a WC. */
+struct mana_wc {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t vendor_err;
+	uint32_t wc_flags;
+	uint16_t vlan;
+	uint32_t qp_num;
+};
+
+/* The RX completion being consumed: one CQE may carry up to 4 frames. */
+struct mana_rx_backlog {
+	uint32_t flags;			/* RX OOB flag dword */
+	uint16_t len[4];
+	uint8_t next, count;
+};
+
+/*
+ * Locking: each queue (SQ, RQ, CQ) has its own spinlock, taken once per
+ * post/poll call, so different queues never contend; it is skipped for
+ * CQs created with IBV_CREATE_CQ_ATTR_SINGLE_THREADED.
+ */
 struct mana_cq {
 	struct verbs_cq vcq;
 	struct mana_buf buf;
 	uint32_t count;			/* CQEs, as requested */
 	uint32_t cqid;			/* UINT32_MAX until a queue binds it */
 	atomic_bool bound;		/* to one SQ or RQ, as the kernel allows */
+	/* datapath */
+	pthread_spinlock_t lock;
+	bool single_threaded;
+	bool ex;			/* created with create_cq_ex */
+	uint32_t head;			/* consumer index, starts at count */
+	uint32_t rang_lap;		/* head / count at the last CQ doorbell */
+	struct mana_qp *sq_qp;		/* bound send QP, or */
+	struct mana_wq *rq;		/* bound receive WQ */
+	uint32_t rx_qp_num;		/* RSS QP number for receive WCs */
+	struct mana_rx_backlog backlog;
+	struct mana_wc cur;		/* ibv_start_poll/next_poll entry */
+	uint32_t wc_flags_ex;		/* requested IBV_WC_EX_WITH_* */
+};
+
+struct mana_rq_shadow {
+	uint64_t wr_id;
+	uint32_t size_bu;
 };
 
 struct mana_wq {
@@ -87,6 +134,14 @@ struct mana_wq {
 	uint32_t wqe_size;
 	uint32_t wqid;			/* UINT32_MAX until an RSS QP uses it */
 	atomic_int ind_table_refs;
+	/* datapath */
+	pthread_spinlock_t lock;
+	uint32_t head_bu, tail_bu;	/* posted / completed 32-byte units */
+	struct mana_rq_shadow *shadow;	/* ring of max_wr (pow2) entries */
+	uint32_t shadow_mask;
+	uint32_t sh_head, sh_tail;
+	uint64_t hdr_template;		/* WQE header for 1 SGE */
+	void *db_page;
 };
 
 struct mana_rwq_ind_table {
@@ -98,6 +153,13 @@ struct mana_rwq_ind_table {
 enum mana_qp_kind {
 	MANA_QP_RAW_SQ,			/* sends on one SQ */
 	MANA_QP_RAW_RSS,		/* receives on the WQs of a table */
+};
+
+struct mana_sq_shadow {
+	uint64_t wr_id;
+	uint32_t wqe_bu;		/* producer index of the WQE */
+	uint16_t size_bu;
+	uint8_t signaled;
 };
 
 struct mana_qp {
@@ -114,6 +176,27 @@ struct mana_qp {
 	struct mana_rwq_ind_table *ind_table;
 	struct ibv_qp_cap cap;
 	uint8_t sq_sig_all;
+	/* send datapath */
+	pthread_spinlock_t lock;
+	uint32_t head_bu, tail_bu;
+	uint32_t cap_bu;
+	struct mana_sq_shadow *shadow;	/* ring of pow2 >= max_send_wr */
+	uint32_t shadow_mask;
+	uint32_t sh_head, sh_tail;
+	uint64_t oob_template;		/* short TX OOB: CQ, SQ frame, vport */
+	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
+	void *db_page;
+	uint8_t *inline_buf;		/* bounce area for IBV_SEND_INLINE */
+	struct verbs_mr inline_mr;
+	uint32_t inline_stride;
+	bool flushing;			/* QP in ERR: poll flushes the SQ */
+	/* ibv_wr_* state between wr_start and wr_complete/abort */
+	uint32_t wr_start_head_bu, wr_start_sh_head;
+	int wr_err;
+	uint32_t wr_nposted;
+	int wr_pending_flags;
+	uint64_t wr_pending_id;
+	bool wr_open;			/* a wr_send awaits its data */
 };
 
 static inline struct mana_context *to_mctx(struct ibv_context *ctx)
@@ -189,7 +272,6 @@ int mana_get_caps(struct mana_context *ctx, struct mana_caps *caps);
 void *mana_get_db_page(struct mana_context *ctx);
 
 /* Hardware queue geometry (GDMA). */
-#define MANA_PAGE_SIZE 4096u
 #define MANA_CQE_SIZE 64u
 #define MANA_WQE_BU_SIZE 32u
 #define MANA_WQE_HEADER_SIZE 8u
@@ -207,6 +289,25 @@ size_t mana_queue_size(uint64_t bytes);
 int mana_alloc_buf(struct mana_context *ctx, struct mana_pd *pd, size_t size,
 		   uint64_t resource_type, struct mana_buf *buf);
 void mana_free_buf(struct mana_buf *buf);
+
+/* datapath.c */
+int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp, struct mana_pd *pd);
+void mana_sq_fini(struct mana_qp *qp);
+int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq);
+void mana_rq_fini(struct mana_wq *wq);
+void mana_cq_init_ops(struct mana_cq *cq);
+void mana_qp_init_ex_ops(struct mana_qp *qp);
+int mana_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int mana_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int mana_post_wq_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+int mana_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int mana_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void mana_async_event(struct ibv_context *context, struct ibv_async_event *event);
+struct ibv_cq_ex *mana_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 
 /* cq.c, wq.c, qp.c */
 struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,

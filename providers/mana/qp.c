@@ -54,8 +54,15 @@ static int check_sq_attr(struct mana_context *ctx,
 	struct mana_caps caps;
 	int ret;
 
-	if (attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD) {
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		mana_err(ibctx, "unsupported QP comp_mask 0x%x", attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~(uint64_t)IBV_QP_EX_WITH_SEND)) {
+		mana_err(ibctx, "raw packet QPs send only: send_ops_flags 0x%llx",
+			 (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;
 	}
 	if (!attr->pd || attr->pd->context != ibctx) {
@@ -165,7 +172,16 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	qp->tx_vp_offset = resp.drv.tx_vp_offset;
 	qp->send_cq = cq;
 	cq->cqid = resp.drv.cqid;
+	ret = mana_sq_init(ctx, qp, pd);
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		cq->cqid = UINT32_MAX;
+		goto err_buf;
+	}
 	atomic_store(&cq->bound, true);
+	cq->sq_qp = qp;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		mana_qp_init_ex_ops(qp);
 	if (pd->protection_domain)
 		atomic_fetch_add(&pd->refs, 1);
 
@@ -323,6 +339,8 @@ static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
 
 		wq->wqid = resp->drv.entries[i].wqid;
 		cq->cqid = resp->drv.entries[i].cqid;
+		cq->rx_qp_num = qp->vqp.qp.qp_num;
+		cq->rq = wq;
 		atomic_store(&cq->bound, true);
 	}
 	if (pd->protection_domain)
@@ -393,7 +411,9 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 	/* the hardware queues are gone: ids no longer mean anything */
 	if (qp->kind == MANA_QP_RAW_SQ) {
 		qp->send_cq->cqid = UINT32_MAX;
+		qp->send_cq->sq_qp = NULL;
 		atomic_store(&qp->send_cq->bound, false);
+		mana_sq_fini(qp);
 	} else {
 		for (i = 0; i < qp->ind_table->size; i++) {
 			struct mana_wq *wq = qp->ind_table->wqs[i];
@@ -401,6 +421,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 
 			wq->wqid = UINT32_MAX;
 			cq->cqid = UINT32_MAX;
+			cq->rq = NULL;
 			atomic_store(&cq->bound, false);
 		}
 	}
@@ -446,6 +467,8 @@ int mana_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 			return EINVAL;
 		}
 		ibqp->state = attr->qp_state;
+		/* an SQ in error flushes its outstanding work through the CQ */
+		qp->flushing = attr->qp_state == IBV_QPS_ERR;
 	}
 	return 0;
 }

@@ -89,6 +89,9 @@ struct ibv_wq *mana_create_wq(struct ibv_context *context,
 	ret = mana_alloc_buf(ctx, pd, size, MANADV_RES_TYPE_RQ, &wq->buf);
 	if (ret)
 		goto err_free;
+	ret = mana_rq_init(ctx, wq);
+	if (ret)
+		goto err_buf;
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
@@ -98,8 +101,10 @@ struct ibv_wq *mana_create_wq(struct ibv_context *context,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		mana_err(context, "CREATE_WQ failed: %s", strerror(ret));
-		goto err_buf;
+		goto err_rq;
 	}
+	/* ibv_cmd_create_wq does not touch post_recv; the inline wrapper calls it */
+	wq->ibv_wq.post_recv = mana_post_wq_recv;
 	/* report what the queue really holds */
 	attr->max_wr = wq->max_wr;
 	attr->max_sge = wq->max_sge;
@@ -107,6 +112,8 @@ struct ibv_wq *mana_create_wq(struct ibv_context *context,
 		atomic_fetch_add(&pd->refs, 1);
 	return &wq->ibv_wq;
 
+err_rq:
+	mana_rq_fini(wq);
 err_buf:
 	mana_free_buf(&wq->buf);
 err_free:
@@ -166,6 +173,7 @@ int mana_destroy_wq(struct ibv_wq *ibwq)
 	}
 	if (pd->protection_domain)
 		atomic_fetch_sub(&pd->refs, 1);
+	mana_rq_fini(wq);
 	mana_free_buf(&wq->buf);
 	free(wq);
 	return 0;
