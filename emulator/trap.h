@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Doorbell trap: a doorbell page is an anonymous page mapped read-only.
+ * Every store to it faults; the SIGSEGV handler decodes the instruction,
+ * turns the store into an event {page cookie, offset, value, width},
+ * skips the instruction and returns, so the store never reaches memory
+ * and none is lost or merged even when the same doorbell is rung back to
+ * back.  Events go to a bounded MPSC queue read by the device thread, or
+ * straight to a synchronous callback (tests, benchmarks).
+ *
+ * Requirements on the environment (also checked by trap_init):
+ *  - ASan: the handler is installed with the libc sigaction found after
+ *    the calling object (dlsym RTLD_NEXT), so ASan's interceptor is only
+ *    in the way for code linked into the executable (tests); there the
+ *    ASan default allow_user_segv_handler=1 is required.  Genuine crashes
+ *    are passed on to ASan's handler, which reports them as usual.
+ *  - valgrind (memcheck, callgrind, ...): needs precise register state at
+ *    the faulting store and a precise RIP:
+ *      --vex-guest-chase=no --px-default=allregs-at-mem-access
+ *      --px-file-backed=allregs-at-mem-access
+ *    (e.g. in VALGRIND_OPTS).  Valgrind's signal frames carry no FP
+ *    state, so XMM values are taken from the registers at handler entry
+ *    instead (valgrind leaves them untouched); a self-test in trap_init
+ *    picks the source that works and fails loudly if none does.
+ *  - Nobody may replace the SIGSEGV handler after trap_init; a sigaction
+ *    interposer should hand SIGSEGV requests to trap_chain_sigaction().
+ *  - The consumer must not block on anything an application thread may
+ *    hold while storing: a store to a full queue waits for the consumer.
+ *    A forked child inherits the pages but not the device thread.
+ *  - The handler runs with SA_SIGINFO|SA_ONSTACK|SA_NODEFER|SA_RESTART and
+ *    every signal blocked except SIGSEGV/BUS/ILL/FPE/TRAP/SYS; it needs
+ *    under 1 KiB of stack beyond the kernel's frame (alternate stacks of
+ *    MINSIGSTKSZ do not fit AVX-512 frames anyway; use SIGSTKSZ or more).
+ *  - Foreign faults go to the previous handler with its sa_mask applied
+ *    (SA_RESETHAND is not emulated); with no previous handler the action
+ *    is reset to SIG_DFL and the fault re-executed, so cores still show
+ *    the faulting instruction.
+ */
+#ifndef MANA_EMU_TRAP_H
+#define MANA_EMU_TRAP_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#define TRAP_PAGE_SIZE	4096u
+#define TRAP_MAX_PAGES	256u
+#define TRAP_RING_SIZE	65536u	/* events; a power of two */
+
+struct trap_event {
+	void *cookie;		/* as given to trap_page_alloc() */
+	uint32_t offset;	/* byte offset in the page */
+	uint32_t width;		/* 4 or 8 */
+	uint64_t value;
+	uint64_t seq;		/* global order of the stores, from 0 */
+};
+
+/*
+ * Install the SIGSEGV handler (chaining to the previous one for faults
+ * that are not doorbell stores), create the queue and its eventfd and
+ * self-test the trap.  Idempotent and thread-safe; 0 or -errno, with a
+ * message on stderr when the environment cannot support the trap.
+ */
+int trap_init(void);
+
+/* Undo trap_init (tests): no page may be left and no store under way. */
+void trap_fini(void);
+
+/* A registered, write-protected doorbell page; NULL and errno on error. */
+void *trap_page_alloc(void *cookie);
+void trap_page_free(void *page);
+
+/* Queue consumer (one thread): 0 and *ev filled in, or -EAGAIN. */
+int trap_event_pop(struct trap_event *ev);
+
+/*
+ * Sleeping: the eventfd is only written when the consumer armed it, to
+ * keep stores cheap.  trap_event_arm() returns -EAGAIN if events are
+ * already queued (do not sleep), 0 if the caller may now wait for the fd
+ * to become readable; trap_event_disarm() after waking clears it (a late
+ * wake-up can leave the fd readable once more: pop until -EAGAIN, then
+ * arm again).  trap_event_wait() does all that: 0 when woken (events are
+ * queued, or rarely a spurious wake-up), -ETIMEDOUT, or -EINTR.
+ */
+int trap_event_fd(void);
+int trap_event_arm(void);
+void trap_event_disarm(void);
+int trap_event_wait(int timeout_ms);
+
+/*
+ * Synchronous mode: with @fn set, the handler calls it in the storing
+ * thread, from signal context, instead of queueing.  @fn must be
+ * async-signal-safe in practice: no locks the application may hold, no
+ * malloc.  Sequence numbers then come from a separate counter.  NULL
+ * returns to queueing.
+ */
+void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
+
+/*
+ * For a sigaction(SIGSEGV) interposer: once the trap is installed, the
+ * application's handler becomes the one doorbell-unrelated faults are
+ * passed to, and the trap stays in place.  0, or -ENOENT if the trap is
+ * not installed (then call the real sigaction).
+ */
+int trap_chain_sigaction(const struct sigaction *act,
+			 struct sigaction *oldact);
+
+#endif
