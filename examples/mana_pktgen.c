@@ -29,7 +29,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/manadv.h>
 
-#include "providers/mana/gdma.h"
+#include "mana_dv.h"
 #include "providers/mana/toeplitz.h"
 
 #define MAX_QUEUES 16
@@ -60,32 +60,22 @@ struct config {
 	bool quiet;
 };
 
-/* A completion queue as the hardware sees it. */
-struct cq {
-	struct ibv_cq *ibv;
-	struct manadv_cq dv;
-	uint32_t head;		/* consumer index; starts at count */
-};
-
 struct txq {
-	struct cq cq;
+	struct ibv_cq *ibcq;
 	struct ibv_qp *qp;
-	struct manadv_qp dv;
-	uint32_t head_bu, tail_bu;	/* producer / completed, in 32-byte units */
-	uint32_t *wqe_bu;		/* size of each outstanding WQE, FIFO */
-	uint32_t posted, completed;	/* WQE counts, index into wqe_bu */
+	struct mana_dv_cq cq;
+	struct mana_dv_sq sq;
 	uint8_t *bufs;			/* depth frame buffers */
-	uint64_t frames, errors;
+	uint64_t errors;
 };
 
 struct rxq {
-	struct cq cq;
+	struct ibv_cq *ibcq;
 	struct ibv_wq *wq;
-	struct manadv_rwq dv;
-	uint32_t head_bu;
-	uint32_t posted, consumed;	/* buffers, FIFO: slot = n % depth */
-	uint8_t *bufs;
-	uint64_t frames, bytes, errors, expected;
+	struct mana_dv_cq cq;
+	struct mana_dv_rq rq;
+	uint8_t *bufs;			/* slot = WQE count % depth */
+	uint64_t frames, bytes, errors;
 };
 
 struct app {
@@ -102,72 +92,6 @@ struct app {
 	uint64_t *next_seq;		/* per flow, loopback verification */
 	uint64_t sent, received, bad;
 };
-
-/* ---- doorbells --------------------------------------------------------- */
-
-/* The WQEs (or the consumed CQEs) must be visible before the doorbell. */
-static void ring(void *db_page, uint32_t offset, const struct gdma_doorbell *db)
-{
-	uint64_t v;
-
-	if (gdma_doorbell_encode(db, &v)) {
-		fprintf(stderr, "mana-pktgen: cannot encode doorbell\n");
-		abort();
-	}
-	atomic_thread_fence(memory_order_release);
-	*(volatile uint64_t *)((uint8_t *)db_page + offset) = v;
-}
-
-static void ring_sq(struct txq *q)
-{
-	struct gdma_doorbell db = {
-		.kind = GDMA_DB_SQ, .id = q->dv.sq_id,
-		.tail = gdma_wq_db_tail(q->head_bu),
-	};
-
-	ring(q->dv.db_page, GDMA_DB_OFF_SQ, &db);
-}
-
-static void ring_rq(struct rxq *q)
-{
-	struct gdma_doorbell db = {
-		.kind = GDMA_DB_RQ, .id = q->dv.wq_id,
-		.tail = gdma_wq_db_tail(q->head_bu),
-	};
-
-	ring(q->dv.db_page, GDMA_DB_OFF_RQ, &db);
-}
-
-/* Tell the device how far we consumed (no interrupt requested). */
-static void ring_cq(struct cq *cq, void *db_page)
-{
-	struct gdma_doorbell db = {
-		.kind = GDMA_DB_CQ, .id = cq->dv.cq_id,
-		.tail = gdma_cq_db_tail(cq->head, cq->dv.count),
-	};
-
-	ring(db_page, GDMA_DB_OFF_CQ, &db);
-}
-
-/*
- * Next CQE of @cq, or NULL.  Owner bits are written last by the device:
- * read them, then everything else after an acquire fence.
- */
-static const uint8_t *cq_next(struct cq *cq, bool *overflow)
-{
-	const uint8_t *cqe = (const uint8_t *)cq->dv.buf +
-			     gdma_queue_slot(cq->head, cq->dv.count) * GDMA_CQE_SIZE;
-	enum gdma_cqe_state st;
-
-	st = gdma_cqe_state(gdma_cqe_owner(cqe), cq->head, cq->dv.count);
-	if (st == GDMA_CQE_OVERFLOW)
-		*overflow = true;
-	if (st != GDMA_CQE_VALID)
-		return NULL;
-	atomic_thread_fence(memory_order_acquire);
-	cq->head++;
-	return cqe;
-}
 
 /* ---- frames ------------------------------------------------------------ */
 
@@ -288,17 +212,6 @@ static int die(const char *what)
 	return -1;
 }
 
-static int init_obj_cq(struct cq *cq)
-{
-	struct manadv_obj obj = { .cq = { .in = cq->ibv, .out = &cq->dv } };
-
-	errno = manadv_init_obj(&obj, MANADV_OBJ_CQ);
-	if (errno)
-		return die("manadv_init_obj(CQ)");
-	cq->head = cq->dv.count;
-	return 0;
-}
-
 static int setup_tx(struct app *a, uint32_t i)
 {
 	struct txq *q = &a->tx[i];
@@ -306,23 +219,22 @@ static int setup_tx(struct app *a, uint32_t i)
 		.qp_type = IBV_QPT_RAW_PACKET,
 		.cap = { .max_send_wr = a->cfg.depth, .max_send_sge = 1 },
 	};
-	struct manadv_obj obj = { .qp = { .in = NULL, .out = &q->dv } };
 
-	q->cq.ibv = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
-	if (!q->cq.ibv)
+	q->ibcq = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
+	if (!q->ibcq)
 		return die("ibv_create_cq(tx)");
-	qa.send_cq = qa.recv_cq = q->cq.ibv;
+	qa.send_cq = qa.recv_cq = q->ibcq;
 	q->qp = ibv_create_qp(a->parent, &qa);
 	if (!q->qp)
 		return die("ibv_create_qp(raw)");
-	obj.qp.in = q->qp;
-	errno = manadv_init_obj(&obj, MANADV_OBJ_QP);
+	/* the CQ id exists once the QP bound the CQ */
+	errno = mana_dv_cq_init(&q->cq, q->ibcq);
+	if (errno)
+		return die("manadv_init_obj(CQ)");
+	errno = mana_dv_sq_init(&q->sq, q->qp, &q->cq);
 	if (errno)
 		return die("manadv_init_obj(QP)");
-	q->wqe_bu = calloc(a->cfg.depth, sizeof(*q->wqe_bu));
-	if (!q->wqe_bu)
-		return die("calloc");
-	return init_obj_cq(&q->cq);
+	return 0;
 }
 
 static int setup_rx(struct app *a)
@@ -349,10 +261,10 @@ static int setup_rx(struct app *a)
 			.max_sge = 1, .pd = a->parent,
 		};
 
-		a->rx[i].cq.ibv = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
-		if (!a->rx[i].cq.ibv)
+		a->rx[i].ibcq = ibv_create_cq(a->ctx, a->cfg.depth, NULL, NULL, 0);
+		if (!a->rx[i].ibcq)
 			return die("ibv_create_cq(rx)");
-		wa.cq = a->rx[i].cq.ibv;
+		wa.cq = a->rx[i].ibcq;
 		wqs[i] = a->rx[i].wq = ibv_create_wq(a->ctx, &wa);
 		if (!wqs[i])
 			return die("ibv_create_wq");
@@ -369,13 +281,12 @@ static int setup_rx(struct app *a)
 
 	/* ids exist only now that the RSS QP created the hardware queues */
 	for (i = 0; i < a->cfg.queues; i++) {
-		struct manadv_obj obj = { .rwq = { .in = a->rx[i].wq, .out = &a->rx[i].dv } };
-
-		errno = manadv_init_obj(&obj, MANADV_OBJ_RWQ);
+		errno = mana_dv_rq_init(&a->rx[i].rq, a->rx[i].wq);
 		if (errno)
 			return die("manadv_init_obj(RWQ)");
-		if (init_obj_cq(&a->rx[i].cq))
-			return -1;
+		errno = mana_dv_cq_init(&a->rx[i].cq, a->rx[i].ibcq);
+		if (errno)
+			return die("manadv_init_obj(CQ)");
 	}
 	return 0;
 }
@@ -439,9 +350,8 @@ static void teardown(struct app *a)
 	for (i = 0; i < a->cfg.queues; i++) {
 		if (a->tx[i].qp)
 			ibv_destroy_qp(a->tx[i].qp);
-		if (a->tx[i].cq.ibv)
-			ibv_destroy_cq(a->tx[i].cq.ibv);
-		free(a->tx[i].wqe_bu);
+		if (a->tx[i].ibcq)
+			ibv_destroy_cq(a->tx[i].ibcq);
 	}
 	if (a->rss)
 		ibv_destroy_qp(a->rss);
@@ -450,8 +360,8 @@ static void teardown(struct app *a)
 	for (i = 0; i < a->cfg.queues; i++) {
 		if (a->rx[i].wq)
 			ibv_destroy_wq(a->rx[i].wq);
-		if (a->rx[i].cq.ibv)
-			ibv_destroy_cq(a->rx[i].cq.ibv);
+		if (a->rx[i].ibcq)
+			ibv_destroy_cq(a->rx[i].ibcq);
 	}
 	if (a->mr)
 		ibv_dereg_mr(a->mr);
@@ -467,62 +377,32 @@ static void teardown(struct app *a)
 
 /* ---- datapath ---------------------------------------------------------- */
 
-static int post_rx(struct app *a, struct rxq *q)
+static bool post_rx(struct app *a, struct rxq *q)
 {
-	struct gdma_wqe w = { .hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL } };
-	uint32_t slot = q->posted % a->cfg.depth, size_bu;
+	uint32_t slot = q->rq.posted % a->cfg.depth;
 
-	w.sge[0].addr = (uintptr_t)(q->bufs + (size_t)slot * RX_BUF_SIZE);
-	w.sge[0].mkey = a->mr->lkey;
-	w.sge[0].size = RX_BUF_SIZE;
-	if (gdma_wqe_post(q->dv.buf, q->dv.size, q->head_bu, GDMA_RQ, &w, &size_bu))
-		return -1;
-	q->head_bu += size_bu;
-	q->posted++;
-	return 0;
+	return mana_dv_rq_post(&q->rq, (uintptr_t)(q->bufs + (size_t)slot * RX_BUF_SIZE),
+			       a->mr->lkey, RX_BUF_SIZE);
 }
 
-/* Post a TX WQE for @len bytes at @frame; false if the SQ is full. */
 static bool post_tx(struct app *a, struct txq *q, const uint8_t *frame, uint32_t len)
 {
-	struct gdma_wqe w = { .hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL } };
-	struct mana_tx_oob oob = {
-		.pkt_fmt = MANA_SHORT_PKT_FMT,
-		.is_outer_ipv4 = true,
-		.vcq_num = q->cq.dv.cq_id,
-		.vsq_frame = mana_tx_vsq_frame(q->dv.sq_id),
-		.short_vp_offset = q->dv.tx_vp_offset,
-	};
-	uint32_t size_bu = gdma_wqe_size_bu(GDMA_OOB_SMALL, 1);
-
-	if (q->posted - q->completed >= a->cfg.depth ||
-	    q->head_bu - q->tail_bu + size_bu > q->dv.sq_size / GDMA_WQE_BU_SIZE)
-		return false;
-	mana_tx_oob_encode(&oob, w.oob);
-	w.sge[0].addr = (uintptr_t)frame;
-	w.sge[0].mkey = a->mr->lkey;
-	w.sge[0].size = len;
-	if (gdma_wqe_post(q->dv.sq_buf, q->dv.sq_size, q->head_bu, GDMA_SQ, &w,
-			  &size_bu))
-		return false;
-	q->wqe_bu[q->posted % a->cfg.depth] = size_bu;
-	q->head_bu += size_bu;
-	q->posted++;
-	return true;
+	return mana_dv_sq_post(&q->sq, (uintptr_t)frame, a->mr->lkey, len,
+			       MANA_TXOOB_IPV4);
 }
 
-static int poll_tx(struct app *a, struct txq *q)
+/* Every send asks for a completion, as DPDK does; one CQE frees one WQE. */
+static int poll_tx(struct txq *q)
 {
 	struct mana_cqe_header h;
 	bool overflow = false;
 	const uint8_t *cqe;
 	int n = 0;
 
-	while ((cqe = cq_next(&q->cq, &overflow))) {
+	while ((cqe = mana_dv_cq_next(&q->cq, &overflow))) {
 		if (mana_cqe_header_decode(cqe, &h) || h.cqe_type != CQE_TX_OKAY)
 			q->errors++;
-		q->tail_bu += q->wqe_bu[q->completed % a->cfg.depth];
-		q->completed++;
+		q->sq.completed++;
 		n++;
 	}
 	if (overflow) {
@@ -530,7 +410,7 @@ static int poll_tx(struct app *a, struct txq *q)
 		return -1;
 	}
 	if (n)
-		ring_cq(&q->cq, q->dv.db_page);
+		mana_dv_cq_ring(&q->cq, q->sq.dv.db_page, false);
 	return n;
 }
 
@@ -563,14 +443,15 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 	uint32_t i, wqes;
 	int n = 0;
 
-	while ((cqe = cq_next(&q->cq, &overflow))) {
+	while ((cqe = mana_dv_cq_next(&q->cq, &overflow))) {
 		if (mana_rx_comp_oob_decode(cqe, &oob)) {
 			q->errors++;
 			wqes = 1;
 		} else {
+			/* one WQE per delivered frame (coalesced CQEs carry up to 4) */
 			wqes = mana_rx_comp_wqes(&oob);
 			for (i = 0; i < mana_rx_comp_pkts(&oob); i++) {
-				uint32_t slot = (q->consumed + i) % a->cfg.depth;
+				uint32_t slot = (q->rq.consumed + i) % a->cfg.depth;
 				uint8_t *f = q->bufs + (size_t)slot * RX_BUF_SIZE;
 
 				account_rx(a, q, qi, f, oob.ppi[i].pkt_len);
@@ -581,7 +462,7 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 			    oob.cqe_type != CQE_RX_COALESCED_4)
 				q->errors++;
 		}
-		q->consumed += wqes;
+		q->rq.consumed += wqes;
 		n++;
 	}
 	if (overflow) {
@@ -589,12 +470,11 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 		return -1;
 	}
 	if (n) {
-		ring_cq(&q->cq, q->dv.db_page);
-		/* give the consumed buffers back */
-		while (q->posted - q->consumed < a->cfg.depth)
-			if (post_rx(a, q))
-				return -1;
-		ring_rq(q);
+		mana_dv_cq_ring(&q->cq, q->rq.dv.db_page, false);
+		/* give the consumed buffers back, one doorbell */
+		while (post_rx(a, q))
+			;
+		mana_dv_rq_ring(&q->rq);
 	}
 	return n;
 }
@@ -616,7 +496,7 @@ static int send_burst(struct app *a)
 	for (i = 0; i < BATCH && a->sent < a->cfg.frames; i++) {
 		uint32_t flow = a->sent % a->cfg.flows;
 		struct txq *q = &a->tx[flow % a->cfg.queues];
-		uint8_t *f = q->bufs + (size_t)(q->posted % a->cfg.depth) * RX_BUF_SIZE;
+		uint8_t *f = q->bufs + (size_t)(q->sq.posted % a->cfg.depth) * RX_BUF_SIZE;
 
 		build_frame(f, a->cfg.size, flow, a->sent);
 		if (!post_tx(a, q, f, a->cfg.size))
@@ -628,7 +508,7 @@ static int send_burst(struct app *a)
 	/* one doorbell per queue per burst */
 	for (i = 0; i < (int)a->cfg.queues; i++)
 		if (posted[i])
-			ring_sq(&a->tx[i]);
+			mana_dv_sq_ring(&a->tx[i].sq);
 	return n;
 }
 
@@ -639,7 +519,7 @@ static bool done(const struct app *a)
 	switch (a->cfg.mode) {
 	case MODE_SEND:
 		for (i = 0; i < a->cfg.queues; i++)
-			if (a->tx[i].completed != a->tx[i].posted)
+			if (a->tx[i].sq.completed != a->tx[i].sq.posted)
 				return false;
 		return a->sent == a->cfg.frames;
 	case MODE_LOOPBACK:
@@ -659,9 +539,9 @@ static int run(struct app *a)
 
 	for (i = 0; i < a->cfg.queues; i++) {
 		for (j = 0; j < a->cfg.depth; j++)
-			if (post_rx(a, &a->rx[i]))
-				return -1;
-		ring_rq(&a->rx[i]);
+			if (!post_rx(a, &a->rx[i]))
+				break;
+		mana_dv_rq_ring(&a->rx[i].rq);
 	}
 
 	while (!done(a)) {
@@ -671,15 +551,15 @@ static int run(struct app *a)
 			progress += send_burst(a);
 		for (i = 0; i < a->cfg.queues; i++) {
 			struct txq *echo = a->cfg.mode == MODE_ECHO ? &a->tx[i] : NULL;
-			uint32_t before = echo ? echo->posted : 0;
+			uint32_t before = echo ? echo->sq.posted : 0;
 
 			ret = poll_rx(a, i, echo);
 			if (ret < 0)
 				return -1;
 			progress += ret;
-			if (echo && echo->posted != before)
-				ring_sq(echo);
-			ret = poll_tx(a, &a->tx[i]);
+			if (echo && echo->sq.posted != before)
+				mana_dv_sq_ring(&echo->sq);
+			ret = poll_tx(&a->tx[i]);
 			if (ret < 0)
 				return -1;
 			progress += ret;
@@ -716,7 +596,7 @@ static int report(struct app *a)
 			       " expected %" PRIu64 " errors %" PRIu64
 			       " | txq %u: frames %u errors %" PRIu64 "\n",
 			       i, a->rx[i].frames, a->rx[i].bytes, want[i],
-			       a->rx[i].errors, i, a->tx[i].completed,
+			       a->rx[i].errors, i, a->tx[i].sq.completed,
 			       a->tx[i].errors);
 	}
 	printf("sent %" PRIu64 " received %" PRIu64 " bad %" PRIu64
