@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Datapath benchmarks (not tests).  Usage: bench/run.sh [BUILD_DIR] [SECONDS]
+#
+# 1. Instructions per frame, counted by callgrind (repeatable on a noisy
+#    machine): only the application-side functions of bench_datapath.c are
+#    collected; the doorbell trap handler and the device thread (the
+#    emulator's work) are not.
+# 2. Frames per second with 1 and 4 queue pairs, as ratios to the manadv
+#    datapath measured in the same run.
+set -euo pipefail
+BUILD=${1:-build}
+SECS=${2:-2}
+EMU="$BUILD/bin/mana-emu"
+BENCH="$BUILD/bin/bench_datapath"
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+# The trap needs exact registers at every store under valgrind.
+VG_TRAP="--vex-guest-chase=no --px-default=allregs-at-mem-access --px-file-backed=allregs-at-mem-access"
+COLLECT=""
+for fn in a_post a_poll b_post b_poll c_post c_poll; do
+	COLLECT="$COLLECT --toggle-collect=$fn"
+done
+# entering the trap's signal handler turns collection off until it returns
+COLLECT="$COLLECT --toggle-collect=mana_trap_entry"
+
+"$EMU" -- valgrind --tool=callgrind $VG_TRAP --collect-atstart=no $COLLECT \
+	--callgrind-out-file="$OUT/cg.%p" "$BENCH" --callgrind >"$OUT/log" 2>&1 || {
+	cat "$OUT/log" >&2
+	exit 1
+}
+grep '^profile' "$OUT/log"
+
+frames=$(( 2000 * 32 ))
+declare -A ir
+for f in "$OUT"/cg.*; do
+	mode=$(sed -n 's/^desc: Trigger: Client Request: mode-\(.\)$/\1/p' "$f")
+	[ -n "$mode" ] || continue
+	total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
+	ir[$mode]=$total
+done
+for m in a b c; do
+	[ -n "${ir[$m]:-}" ] || { echo "no profile for mode $m" >&2; exit 1; }
+done
+echo
+echo "instructions per frame (64 B, bursts of 32, callgrind, emulator excluded)"
+awk -v a="${ir[a]}" -v b="${ir[b]}" -v c="${ir[c]}" -v n="$frames" 'BEGIN {
+	printf "  (a) post_send + post_wq_recv + poll_cq   %7.1f\n", a / n
+	printf "  (b) ibv_wr_* + ibv_start_poll            %7.1f\n", b / n
+	printf "  (c) manadv direct datapath               %7.1f\n", c / n
+	printf "  (a)/(c) %.2f   (b)/(c) %.2f\n", a / c, b / c
+}'
+echo
+echo "throughput (loopback, emulator included, ${SECS}s per cell)"
+"$EMU" -- "$BENCH" --seconds "$SECS"
