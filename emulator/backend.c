@@ -1,0 +1,932 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Wire backends (see backend.h): loopback, null, socket:PATH and
+ * tap:IFNAME, each optionally captured to a pcap file (pcap.h).
+ *
+ * socket:PATH joins two processes with AF_UNIX datagrams, one frame per
+ * datagram.  Whoever comes first binds PATH and is the "owner"; the other
+ * finds PATH in use, lets the kernel give it an abstract address
+ * (autobind), sends to PATH and announces itself with an empty datagram
+ * at open and after every second without traffic.  The owner sends to
+ * the last address it heard from; until it has heard from anyone its
+ * frames are dropped and counted.  A PATH left behind by a crashed owner
+ * refuses connections and is replaced.  The directory holding PATH is
+ * flock()ed while deciding, so two processes starting together cannot
+ * both become the owner.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/if.h>
+#include <linux/if_tun.h>
+
+#include "backend.h"
+#include "pcap.h"
+
+#define ETH_MIN_FRAME	14	/* an Ethernet header */
+#define LOOPBACK_DEPTH	4096	/* frames; a power of two */
+#define LOOPBACK_BATCH	64	/* frames taken per lock in poll */
+#define RX_BURST	64	/* reads before checking for stop */
+#define SEND_WAIT_MS	2	/* bounded wait on a full peer queue */
+#define HELLO_MS	1000	/* a non-owner re-announces itself */
+#define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
+
+#define SOCKET_PREFIX	"socket:"
+#define TAP_PREFIX	"tap:"
+#define KINDS		"loopback, null, socket:PATH or tap:IFNAME"
+
+_Static_assert((LOOPBACK_DEPTH & (LOOPBACK_DEPTH - 1)) == 0, "power of two");
+
+enum backend_kind {
+	BACKEND_LOOPBACK,
+	BACKEND_NULL,
+	BACKEND_SOCKET,
+	BACKEND_TAP,
+};
+
+struct lb_frame {
+	size_t len;
+	unsigned char data[];
+};
+
+struct backend_counters {
+	_Atomic uint64_t tx_frames, tx_bytes, tx_drops;
+	_Atomic uint64_t rx_frames, rx_bytes, rx_drops;
+};
+
+struct backend {
+	enum backend_kind kind;
+	char *name;			/* the spec, for messages */
+	const char *arg;		/* PATH or IFNAME inside name */
+	unsigned int port;
+	backend_rx_fn rx;
+	void *rx_ctx;
+	struct pcap_writer *pcap;
+	pid_t pid;			/* process that opened it */
+	struct backend_counters cnt;
+
+	/* loopback: a ring of copies, delivered by backend_poll() */
+	pthread_mutex_t lb_lock;
+	struct lb_frame **lb_ring;
+	unsigned int lb_head, lb_count;
+
+	/* socket and tap: a receive thread */
+	int fd;
+	int stop_fd;			/* eventfd: the thread must exit */
+	pthread_t thread;
+	bool thread_running;
+	unsigned char *rxbuf;
+	size_t rxbuf_size;
+	bool rx_failed;			/* reported; thread only waits */
+
+	/* socket */
+	bool owner;			/* bound PATH: unlink it at close */
+	dev_t path_dev;
+	ino_t path_ino;
+	pthread_mutex_t peer_lock;
+	struct sockaddr_un peer;
+	socklen_t peer_len;		/* 0: nobody to send to yet */
+};
+
+struct parsed_spec {
+	enum backend_kind kind;
+	const char *arg;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Counters are statistics: no ordering with the frames is needed. */
+static inline void count(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static inline uint64_t load(const _Atomic uint64_t *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* ---- spec strings -------------------------------------------------------- */
+
+/*
+ * What Linux's dev_valid_name() refuses ('/', ':', white space, "." and
+ * ".."), and control characters, which no one means.
+ */
+static bool ifname_chars_ok(const char *name)
+{
+	const unsigned char *p;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_socket_path(const char *spec, const char *path, char *err,
+			     size_t errlen)
+{
+	struct sockaddr_un sun;
+
+	if (!*path) {
+		set_err(err, errlen, "%s needs a PATH", spec);
+		return -EINVAL;
+	}
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		set_err(err, errlen,
+			"%s: PATH longer than %zu bytes (AF_UNIX limit)",
+			spec, sizeof(sun.sun_path) - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_ifname(const char *spec, const char *name, char *err,
+			size_t errlen)
+{
+	if (!*name) {
+		set_err(err, errlen, "%s needs an IFNAME", spec);
+		return -EINVAL;
+	}
+	if (strlen(name) > IFNAMSIZ - 1) {
+		set_err(err, errlen,
+			"%s: IFNAME longer than %d characters",
+			spec, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+	if (!ifname_chars_ok(name)) {
+		set_err(err, errlen,
+			"%s: IFNAME may not be '.' or '..' nor "
+			"contain '/', ':' or white space", spec);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_spec(const char *spec, struct parsed_spec *ps, char *err,
+		      size_t errlen)
+{
+	if (!spec || !*spec) {
+		set_err(err, errlen, "empty backend (expected %s)", KINDS);
+		return -EINVAL;
+	}
+	ps->arg = NULL;
+	if (!strcmp(spec, "loopback")) {
+		ps->kind = BACKEND_LOOPBACK;
+		return 0;
+	}
+	if (!strcmp(spec, "null")) {
+		ps->kind = BACKEND_NULL;
+		return 0;
+	}
+	if (!strncmp(spec, SOCKET_PREFIX, strlen(SOCKET_PREFIX))) {
+		ps->kind = BACKEND_SOCKET;
+		ps->arg = spec + strlen(SOCKET_PREFIX);
+		return check_socket_path(spec, ps->arg, err, errlen);
+	}
+	if (!strncmp(spec, TAP_PREFIX, strlen(TAP_PREFIX))) {
+		ps->kind = BACKEND_TAP;
+		ps->arg = spec + strlen(TAP_PREFIX);
+		return check_ifname(spec, ps->arg, err, errlen);
+	}
+	set_err(err, errlen, "unknown backend '%s' (expected %s)", spec, KINDS);
+	return -EINVAL;
+}
+
+int backend_spec_check(const char *spec, char *err, size_t errlen)
+{
+	struct parsed_spec ps;
+
+	return parse_spec(spec, &ps, err, errlen);
+}
+
+/* ---- common receive path ------------------------------------------------- */
+
+/* Hand one arrived frame to the device model. */
+static void deliver(struct backend *b, const void *frame, size_t len)
+{
+	if (len < ETH_MIN_FRAME || len > BACKEND_MAX_FRAME) {
+		count(&b->cnt.rx_drops, 1);
+		return;
+	}
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	/* Counted first: whoever sees the frame also sees it counted. */
+	count(&b->cnt.rx_frames, 1);
+	count(&b->cnt.rx_bytes, len);
+	if (b->rx)
+		b->rx(b->rx_ctx, b->port, frame, len);
+}
+
+/* Backend threads must not take the application's asynchronous signals. */
+static int start_quiet_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t set, old;
+	int ret;
+
+	sigfillset(&set);
+	sigdelset(&set, SIGSEGV);
+	sigdelset(&set, SIGBUS);
+	sigdelset(&set, SIGILL);
+	sigdelset(&set, SIGFPE);
+	pthread_sigmask(SIG_SETMASK, &set, &old);
+	ret = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* ---- loopback ------------------------------------------------------------ */
+
+static int loopback_init(struct backend *b)
+{
+	b->lb_ring = calloc(LOOPBACK_DEPTH, sizeof(*b->lb_ring));
+	return b->lb_ring ? 0 : -ENOMEM;
+}
+
+static void loopback_fini(struct backend *b)
+{
+	while (b->lb_count) {
+		free(b->lb_ring[b->lb_head]);
+		b->lb_head = (b->lb_head + 1) & (LOOPBACK_DEPTH - 1);
+		b->lb_count--;
+	}
+	free(b->lb_ring);
+}
+
+static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
+{
+	struct lb_frame *f = malloc(sizeof(*f) + len);
+	bool queued = false;
+
+	if (!f)
+		return false;
+	f->len = len;
+	memcpy(f->data, frame, len);
+	pthread_mutex_lock(&b->lb_lock);
+	if (b->lb_count < LOOPBACK_DEPTH) {
+		unsigned int tail = b->lb_head + b->lb_count;
+
+		b->lb_ring[tail & (LOOPBACK_DEPTH - 1)] = f;
+		b->lb_count++;
+		queued = true;
+		/* Under the lock, so its record precedes the received one. */
+		if (b->pcap)
+			pcap_write(b->pcap, frame, len);
+	}
+	pthread_mutex_unlock(&b->lb_lock);
+	if (!queued)
+		free(f);
+	return queued;
+}
+
+static unsigned int loopback_take(struct backend *b, struct lb_frame **out,
+				  unsigned int max)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&b->lb_lock);
+	for (n = 0; n < max && b->lb_count; n++) {
+		out[n] = b->lb_ring[b->lb_head];
+		b->lb_head = (b->lb_head + 1) & (LOOPBACK_DEPTH - 1);
+		b->lb_count--;
+	}
+	pthread_mutex_unlock(&b->lb_lock);
+	return n;
+}
+
+unsigned int backend_poll(struct backend *b)
+{
+	struct lb_frame *batch[LOOPBACK_BATCH];
+	unsigned int budget, done = 0, n, i;
+
+	if (b->kind != BACKEND_LOOPBACK)
+		return 0;
+	/* Only what is queued now, so rx callbacks that transmit end. */
+	pthread_mutex_lock(&b->lb_lock);
+	budget = b->lb_count;
+	pthread_mutex_unlock(&b->lb_lock);
+	while (done < budget) {
+		n = budget - done;
+		if (n > LOOPBACK_BATCH)
+			n = LOOPBACK_BATCH;
+		n = loopback_take(b, batch, n);
+		if (!n)
+			break;
+		for (i = 0; i < n; i++) {
+			deliver(b, batch[i]->data, batch[i]->len);
+			free(batch[i]);
+		}
+		done += n;
+	}
+	return done;
+}
+
+/* ---- receive thread (socket, tap) ---------------------------------------- */
+
+static void rx_fail(struct backend *b, const char *what, int err)
+{
+	fprintf(stderr, "mana-emu: %s: %s: %s; port %u receives nothing more\n",
+		b->name, what, strerror(err), b->port);
+	b->rx_failed = true;
+}
+
+static void socket_learn_peer(struct backend *b, const struct sockaddr_un *from,
+			      socklen_t len)
+{
+	/* An unbound sender (family only) cannot be answered. */
+	if (!b->owner || len <= sizeof(sa_family_t) || len > sizeof(*from))
+		return;
+	pthread_mutex_lock(&b->peer_lock);
+	if (b->peer_len != len || memcmp(&b->peer, from, len)) {
+		memcpy(&b->peer, from, len);
+		b->peer_len = len;
+	}
+	pthread_mutex_unlock(&b->peer_lock);
+}
+
+/* One datagram: 1 if read, 0 if none waiting, -errno on failure. */
+static int socket_receive_one(struct backend *b)
+{
+	struct sockaddr_un from;
+	socklen_t flen = sizeof(from);
+	ssize_t n;
+
+	n = recvfrom(b->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC,
+		     (struct sockaddr *)&from, &flen);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	socket_learn_peer(b, &from, flen);
+	if (n == 0)	/* an announcement, not a frame */
+		return 1;
+	/* MSG_TRUNC: n is the datagram's length even when it did not fit. */
+	if ((size_t)n > b->rxbuf_size) {
+		count(&b->cnt.rx_drops, 1);
+		return 1;
+	}
+	deliver(b, b->rxbuf, n);
+	return 1;
+}
+
+static int tap_receive_one(struct backend *b)
+{
+	ssize_t n = read(b->fd, b->rxbuf, b->rxbuf_size);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -EIO;
+	deliver(b, b->rxbuf, n);
+	return 1;
+}
+
+static void receive_burst(struct backend *b)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < RX_BURST; i++) {
+		if (b->kind == BACKEND_SOCKET)
+			ret = socket_receive_one(b);
+		else
+			ret = tap_receive_one(b);
+		if (ret <= 0)
+			break;
+	}
+	if (ret < 0)
+		rx_fail(b, b->kind == BACKEND_SOCKET ? "recvfrom" : "read",
+			-ret);
+}
+
+static void socket_addr(struct sockaddr_un *sun, const char *path)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	strcpy(sun->sun_path, path);	/* length checked by parse_spec() */
+}
+
+static void socket_announce(struct backend *b)
+{
+	struct sockaddr_un to;
+
+	socket_addr(&to, b->arg);
+	/* Best effort: nobody may be listening yet. */
+	sendto(b->fd, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
+	       (struct sockaddr *)&to, sizeof(to));
+}
+
+static void *rx_thread_main(void *arg)
+{
+	struct backend *b = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = b->stop_fd, .events = POLLIN },
+		{ .fd = b->fd, .events = POLLIN },
+	};
+	bool announce = b->kind == BACKEND_SOCKET && !b->owner;
+	int n;
+
+	for (;;) {
+		n = poll(pfd, b->rx_failed ? 1 : 2,
+			 announce ? HELLO_MS : -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rx_fail(b, "poll", errno);
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if (n == 0)
+			socket_announce(b);
+		else if (pfd[1].revents)
+			receive_burst(b);
+	}
+	return NULL;
+}
+
+static int rx_thread_start(struct backend *b, size_t bufsize)
+{
+	int ret;
+
+	b->rxbuf_size = bufsize;
+	b->rxbuf = malloc(bufsize);
+	if (!b->rxbuf) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	b->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (b->stop_fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	ret = -start_quiet_thread(&b->thread, rx_thread_main, b);
+	if (ret)
+		goto err;
+	b->thread_running = true;
+	return 0;
+
+err:
+	fprintf(stderr, "mana-emu: %s: cannot start the receive thread: %s\n",
+		b->name, strerror(-ret));
+	return ret;
+}
+
+static void rx_thread_stop(struct backend *b)
+{
+	uint64_t one = 1;
+
+	if (!b->thread_running)
+		return;
+	while (write(b->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(b->thread, NULL);
+	b->thread_running = false;
+}
+
+/* ---- socket:PATH --------------------------------------------------------- */
+
+/*
+ * Serialise rendezvous and cleanup on PATH's directory (best effort: a
+ * directory we cannot open or lock just loses the protection).
+ */
+static int lock_dir_of(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+	int fd;
+
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	return fd;
+}
+
+static void unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* 1: a socket is bound to PATH, 0: PATH is a dead socket, -errno. */
+static int path_is_live(const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat st;
+	int fd, ret;
+
+	if (stat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	socket_addr(&sun, path);
+	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 1;
+	close(fd);
+	if (ret == -ECONNREFUSED)
+		return 0;
+	return ret;
+}
+
+static int socket_bind_path(struct backend *b)
+{
+	struct sockaddr_un sun;
+	struct stat st;
+
+	socket_addr(&sun, b->arg);
+	if (bind(b->fd, (struct sockaddr *)&sun, sizeof(sun)))
+		return -errno;
+	/* Remember which file is ours: we only ever unlink that one. */
+	if (stat(b->arg, &st))
+		return -errno;
+	b->owner = true;
+	b->path_dev = st.st_dev;
+	b->path_ino = st.st_ino;
+	return 0;
+}
+
+/* Send to PATH's owner from a kernel-chosen abstract address. */
+static int socket_join_owner(struct backend *b)
+{
+	sa_family_t family = AF_UNIX;
+
+	if (bind(b->fd, (struct sockaddr *)&family, sizeof(family)))
+		return -errno;
+	socket_addr(&b->peer, b->arg);
+	b->peer_len = sizeof(b->peer);
+	socket_announce(b);
+	return 0;
+}
+
+static int socket_rendezvous(struct backend *b)
+{
+	int ret = socket_bind_path(b);
+
+	if (ret != -EADDRINUSE)
+		return ret;
+	ret = path_is_live(b->arg);
+	if (ret == 1)
+		return socket_join_owner(b);
+	if (ret < 0)
+		return ret;
+	/* Left by an owner that died: take its place. */
+	if (unlink(b->arg) && errno != ENOENT)
+		return -errno;
+	return socket_bind_path(b);
+}
+
+static int socket_set_send_wait(int fd)
+{
+	struct timeval tv = { .tv_usec = SEND_WAIT_MS * 1000 };
+
+	/* A full peer queue makes sendto() wait this long, then EAGAIN. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	return 0;
+}
+
+static int socket_open(struct backend *b)
+{
+	int ret, dir;
+
+	b->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (b->fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "mana-emu: %s: socket: %s\n", b->name,
+			strerror(-ret));
+		return ret;
+	}
+	ret = socket_set_send_wait(b->fd);
+	if (ret) {
+		fprintf(stderr, "mana-emu: %s: SO_SNDTIMEO: %s\n", b->name,
+			strerror(-ret));
+		return ret;
+	}
+	dir = lock_dir_of(b->arg);
+	ret = socket_rendezvous(b);
+	unlock_dir(dir);
+	if (ret == -EEXIST) {
+		fprintf(stderr, "mana-emu: %s: %s exists and is not a socket\n",
+			b->name, b->arg);
+		return ret;
+	}
+	if (ret) {
+		fprintf(stderr, "mana-emu: %s: cannot bind or join %s: %s\n",
+			b->name, b->arg, strerror(-ret));
+		return ret;
+	}
+	return rx_thread_start(b, BACKEND_MAX_FRAME);
+}
+
+static void socket_close(struct backend *b)
+{
+	struct stat st;
+	int dir;
+
+	if (b->owner && b->pid == getpid()) {
+		/* Only our own file: a newer owner may have replaced it. */
+		dir = lock_dir_of(b->arg);
+		if (!stat(b->arg, &st) && st.st_dev == b->path_dev &&
+		    st.st_ino == b->path_ino)
+			unlink(b->arg);
+		unlock_dir(dir);
+	}
+}
+
+static bool socket_xmit(struct backend *b, const void *frame, size_t len)
+{
+	struct sockaddr_un peer;
+	socklen_t plen;
+	ssize_t n;
+
+	pthread_mutex_lock(&b->peer_lock);
+	plen = b->peer_len;
+	if (plen)
+		memcpy(&peer, &b->peer, plen);
+	pthread_mutex_unlock(&b->peer_lock);
+	if (!plen)
+		return false;
+	/* Captured as it leaves, like a kernel tap: a refused send shows. */
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	do
+		n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+			   (struct sockaddr *)&peer, plen);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+/* ---- tap:IFNAME ---------------------------------------------------------- */
+
+static const char *tap_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return " (needs root / CAP_NET_ADMIN)";
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		return " (no TUN/TAP support: modprobe tun)";
+	case EBUSY:
+		return " (already attached elsewhere: one backend per TAP)";
+	case EINVAL:
+		return " (an interface of that name exists and is not a TAP)";
+	default:
+		return "";
+	}
+}
+
+static int tap_open(struct backend *b)
+{
+	struct ifreq ifr;
+	int ret;
+
+	b->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (b->fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "mana-emu: %s: /dev/net/tun: %s%s\n", b->name,
+			strerror(-ret), tap_hint(-ret));
+		return ret;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	memcpy(ifr.ifr_name, b->arg, strlen(b->arg));	/* < IFNAMSIZ */
+	/* Creates the interface, or attaches to an existing TAP so named. */
+	if (ioctl(b->fd, TUNSETIFF, &ifr)) {
+		ret = -errno;
+		fprintf(stderr, "mana-emu: %s: TUNSETIFF: %s%s\n", b->name,
+			strerror(-ret), tap_hint(-ret));
+		return ret;
+	}
+	return rx_thread_start(b, TAP_READ_MAX);
+}
+
+static bool tap_xmit(struct backend *b, const void *frame, size_t len)
+{
+	ssize_t n;
+
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	do
+		n = write(b->fd, frame, len);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+void backend_xmit(struct backend *b, const void *frame, size_t len)
+{
+	bool sent;
+
+	if (!frame || len < ETH_MIN_FRAME || len > BACKEND_MAX_FRAME) {
+		count(&b->cnt.tx_drops, 1);
+		return;
+	}
+	switch (b->kind) {
+	case BACKEND_LOOPBACK:
+		sent = loopback_xmit(b, frame, len);
+		break;
+	case BACKEND_SOCKET:
+		sent = socket_xmit(b, frame, len);
+		break;
+	case BACKEND_TAP:
+		sent = tap_xmit(b, frame, len);
+		break;
+	default:
+		if (b->pcap)
+			pcap_write(b->pcap, frame, len);
+		sent = true;
+		break;
+	}
+	if (!sent) {
+		count(&b->cnt.tx_drops, 1);
+		return;
+	}
+	count(&b->cnt.tx_frames, 1);
+	count(&b->cnt.tx_bytes, len);
+}
+
+void backend_stats(const struct backend *b, struct backend_stats *out)
+{
+	const struct backend_counters *c = &b->cnt;
+
+	out->tx_frames = load(&c->tx_frames);
+	out->tx_bytes = load(&c->tx_bytes);
+	out->tx_drops = load(&c->tx_drops);
+	out->rx_frames = load(&c->rx_frames);
+	out->rx_bytes = load(&c->rx_bytes);
+	out->rx_drops = load(&c->rx_drops);
+}
+
+static int backend_init_kind(struct backend *b)
+{
+	switch (b->kind) {
+	case BACKEND_LOOPBACK:
+		return loopback_init(b);
+	case BACKEND_SOCKET:
+		return socket_open(b);
+	case BACKEND_TAP:
+		return tap_open(b);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Undo backend_init_kind(), also a partial one.  In a forked child the
+ * thread, the eventfd's reader and PATH belong to the parent: only our
+ * copies of the descriptors and memory are released.
+ */
+static void backend_fini_kind(struct backend *b)
+{
+	if (b->pid == getpid())
+		rx_thread_stop(b);
+	if (b->kind == BACKEND_LOOPBACK && b->lb_ring)
+		loopback_fini(b);
+	if (b->kind == BACKEND_SOCKET)
+		socket_close(b);
+	if (b->fd >= 0)
+		close(b->fd);
+	if (b->stop_fd >= 0)
+		close(b->stop_fd);
+	free(b->rxbuf);
+}
+
+static void backend_free(struct backend *b)
+{
+	pthread_mutex_destroy(&b->peer_lock);
+	pthread_mutex_destroy(&b->lb_lock);
+	free(b->name);
+	free(b);
+}
+
+static struct backend *backend_alloc(const char *spec,
+				     const struct parsed_spec *ps,
+				     unsigned int port, backend_rx_fn rx,
+				     void *rx_ctx)
+{
+	struct backend *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->name = strdup(spec);
+	if (!b->name)
+		goto err_free;
+	if (pthread_mutex_init(&b->lb_lock, NULL))
+		goto err_name;
+	if (pthread_mutex_init(&b->peer_lock, NULL))
+		goto err_lb_lock;
+	b->kind = ps->kind;
+	b->arg = ps->arg ? b->name + (ps->arg - spec) : NULL;
+	b->port = port;
+	b->rx = rx;
+	b->rx_ctx = rx_ctx;
+	b->pid = getpid();
+	b->fd = -1;
+	b->stop_fd = -1;
+	return b;
+
+err_lb_lock:
+	pthread_mutex_destroy(&b->lb_lock);
+err_name:
+	free(b->name);
+err_free:
+	free(b);
+	return NULL;
+}
+
+struct backend *backend_open(const char *spec, const char *pcap_path,
+			     unsigned int port, backend_rx_fn rx, void *rx_ctx)
+{
+	struct parsed_spec ps;
+	struct backend *b;
+	char err[256];
+	int ret;
+
+	if (!spec)
+		spec = "loopback";
+	ret = parse_spec(spec, &ps, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "mana-emu: %s\n", err);
+		goto err;
+	}
+	b = backend_alloc(spec, &ps, port, rx, rx_ctx);
+	if (!b) {
+		ret = -ENOMEM;
+		fprintf(stderr, "mana-emu: %s: out of memory\n", spec);
+		goto err;
+	}
+	if (pcap_path) {
+		b->pcap = pcap_open(pcap_path);
+		if (!b->pcap) {
+			ret = -errno;
+			fprintf(stderr, "mana-emu: pcap %s: %s\n", pcap_path,
+				strerror(-ret));
+			goto err_free;
+		}
+	}
+	ret = backend_init_kind(b);
+	if (ret)
+		goto err_fini;
+	return b;
+
+err_fini:
+	backend_fini_kind(b);
+	pcap_close(b->pcap);
+err_free:
+	backend_free(b);
+err:
+	errno = -ret;
+	return NULL;
+}
+
+void backend_close(struct backend *b)
+{
+	if (!b)
+		return;
+	backend_fini_kind(b);
+	pcap_close(b->pcap);
+	backend_free(b);
+}
