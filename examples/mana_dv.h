@@ -129,6 +129,11 @@ static inline void mana_dv_cq_ring(struct mana_dv_cq *cq, void *db_page, bool ar
 		     (uint64_t)arm << 63);
 }
 
+static inline bool mana_dv_sq_full(const struct mana_dv_sq *sq)
+{
+	return sq->posted - sq->completed >= sq->cap;
+}
+
 /*
  * Post one frame (1 SGE).  @oob_bits: MANA_TXOOB_* checksum/format bits,
  * MANA_TXOOB_SUPPRESS_CQE for no completion.  false when the SQ is full.
@@ -138,7 +143,7 @@ static inline bool mana_dv_sq_post(struct mana_dv_sq *sq, uint64_t addr,
 {
 	uint8_t *wqe;
 
-	if (sq->posted - sq->completed >= sq->cap)
+	if (mana_dv_sq_full(sq))
 		return false;
 	wqe = (uint8_t *)sq->dv.sq_buf +
 	      gdma_wqe_ring_offset(sq->posted, sq->dv.sq_size);

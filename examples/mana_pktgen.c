@@ -107,7 +107,8 @@ static void flow_address(uint32_t flow, struct flow_addr *a)
 	memcpy(a->src_ip, src, 4);
 	memcpy(a->dst_ip, dst, 4);
 	a->src_ip[3] += flow % 200;
-	a->sport = 1024 + flow;
+	/* spread source ports: 4 flows land on 4 different queues of 4 */
+	a->sport = 1024 + (flow * 29) % 60000;
 	a->dport = 4791;
 }
 
@@ -494,10 +495,20 @@ static int send_burst(struct app *a)
 	int n = 0, i;
 
 	for (i = 0; i < BATCH && a->sent < a->cfg.frames; i++) {
+		/*
+		 * Loopback: never more frames in flight than one RX queue
+		 * holds, or a queue that gets every flow would drop some.
+		 */
+		if (a->cfg.mode == MODE_LOOPBACK &&
+		    a->sent - a->received >= a->cfg.depth)
+			break;
 		uint32_t flow = a->sent % a->cfg.flows;
 		struct txq *q = &a->tx[flow % a->cfg.queues];
 		uint8_t *f = q->bufs + (size_t)(q->sq.posted % a->cfg.depth) * RX_BUF_SIZE;
 
+		/* the slot is free only while the SQ has room */
+		if (mana_dv_sq_full(&q->sq))
+			break;
 		build_frame(f, a->cfg.size, flow, a->sent);
 		if (!post_tx(a, q, f, a->cfg.size))
 			break;
