@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "kernel.h"
 #include "mana_emu.h"
 #include "sysfs.h"
@@ -24,6 +25,7 @@ uint8_t emu_fd_kinds[EMU_MAX_FDS];
 static void *fd_objs[EMU_MAX_FDS];
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pid_t self_pid;		/* getpid() of this process, for pvm_copy() */
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 emu_die(const char *fmt, ...)
@@ -97,11 +99,14 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	self_pid = getpid();
+	emu_device_fork_child();
 	pthread_mutex_unlock(&emu.lock);
 }
 
 static void do_init(void)
 {
+	self_pid = getpid();
 	load_options();
 	setup_sysfs();
 	emu_kernel_init(&emu.opts);
@@ -120,6 +125,7 @@ static void __attribute__((constructor)) emu_constructor(void)
 
 static void __attribute__((destructor)) emu_destructor(void)
 {
+	emu_device_shutdown();
 	/* Forked children share the tree; only its creator removes it. */
 	if (emu.own_sysfs && emu.sysfs_owner == getpid())
 		mana_emu_sysfs_remove(emu.sysfs_root);
@@ -164,6 +170,7 @@ static int pvm_copy(void *dst, const void *src, size_t len, bool to_user)
 {
 	struct iovec local, remote;
 	ssize_t n;
+	pid_t pid;
 
 	if (!len)
 		return 0;
@@ -173,10 +180,12 @@ static int pvm_copy(void *dst, const void *src, size_t len, bool to_user)
 	local.iov_len = len;
 	remote.iov_base = to_user ? dst : (void *)src;
 	remote.iov_len = len;
+	/* the pid is cached: a syscall less on every device access */
+	pid = self_pid ? self_pid : getpid();
 	if (to_user)
-		n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+		n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
 	else
-		n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
@@ -189,6 +198,45 @@ plain:
 		return -EFAULT;
 	memcpy(dst, src, len);
 	return 0;
+}
+
+size_t emu_copy_user_iov(const struct iovec *local,
+			 const struct iovec *remote, unsigned int n,
+			 bool to_user)
+{
+	size_t total = 0, done = 0;
+	int saved = errno;
+	unsigned int i;
+	ssize_t ret;
+	pid_t pid;
+
+	for (i = 0; i < n; i++)
+		total += local[i].iov_len;
+	if (!total || __atomic_load_n(&pvm_unusable, __ATOMIC_RELAXED))
+		goto plain;
+	pid = self_pid ? self_pid : getpid();
+	ret = to_user ? process_vm_writev(pid, local, n, remote, n, 0) :
+			process_vm_readv(pid, local, n, remote, n, 0);
+	if (ret >= 0 || (errno != ENOSYS && errno != EPERM)) {
+		/* a bad address ends the transfer where it is */
+		errno = saved;
+		return ret < 0 ? 0 : (size_t)ret;
+	}
+	__atomic_store_n(&pvm_unusable, true, __ATOMIC_RELAXED);
+plain:
+	for (i = 0; i < n; i++) {
+		if (!local[i].iov_base || !remote[i].iov_base)
+			break;
+		if (to_user)
+			memcpy(remote[i].iov_base, local[i].iov_base,
+			       local[i].iov_len);
+		else
+			memcpy(local[i].iov_base, remote[i].iov_base,
+			       local[i].iov_len);
+		done += local[i].iov_len;
+	}
+	errno = saved;
+	return done;
 }
 
 int emu_copy_from_user(void *dst, const void *src, size_t len)

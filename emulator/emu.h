@@ -74,6 +74,15 @@ int emu_real_getsockopt(int fd, int level, int name, void *val,
  * semantics: a bad address gives -EFAULT instead of a crash.
  */
 int emu_copy_from_user(void *dst, const void *src, size_t len);
+/*
+ * Vectored copy between local and application memory, piece i of one
+ * side matching piece i (same length) of the other, in order: the bytes
+ * moved before the first bad address (all of them on success).
+ */
+struct iovec;
+size_t emu_copy_user_iov(const struct iovec *local,
+			 const struct iovec *remote, unsigned int n,
+			 bool to_user);
 int emu_copy_to_user(void *dst, const void *src, size_t len);
 int emu_clear_user(void *dst, size_t len);
 /* true if all len bytes at src are zero; -EFAULT when unreadable */

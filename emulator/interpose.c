@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "emu_defs.h"
 #include "kernel.h"
 #include "netlink.h"
+#include "trap.h"
 #include "uverbs.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
@@ -418,11 +420,35 @@ EMU_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 
 /* ---- commands: write() and ioctl() on the uverbs fd ------------------------ */
 
+/* Take the record a token stands for: 0, -EAGAIN (none), -EIO (gone). */
+static int event_take(int fd, void *rec, size_t size)
+{
+	struct emu_event_file *ev;
+	int ret = -EIO;
+
+	pthread_mutex_lock(&emu.lock);
+	ev = emu_fd_obj(fd, EMU_FD_EVENT);
+	if (ev && ev->owner)
+		ret = emu_event_pop(ev, rec, size);
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
+}
+
+/*
+ * One whole record per read, as the kernel hands them out.  The fd holds
+ * one token per queued record: reading a token blocks (or not) as the
+ * application's fd flags say; a token whose record went with its CQ is
+ * skipped.
+ */
 static ssize_t event_read(int fd, void *buf, size_t len)
 {
 	struct emu_event_file *ev;
+	uint8_t rec[16];
 	bool detached;
 	size_t size;
+	ssize_t n;
+	char token;
+	int ret;
 
 	pthread_mutex_lock(&emu.lock);
 	ev = emu_fd_obj(fd, EMU_FD_EVENT);
@@ -433,12 +459,24 @@ static ssize_t event_read(int fd, void *buf, size_t len)
 	size = emu_event_size(ev);
 	detached = !ev->owner;
 	pthread_mutex_unlock(&emu.lock);
-	/* The kernel hands out one whole record per read. */
 	if (detached)
 		return set_errno(-EIO);
 	if (len < size)
 		return set_errno(-EINVAL);
-	return REAL(read)(fd, buf, size);
+	for (;;) {
+		n = REAL(read)(fd, &token, 1);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return set_errno(-EIO);	/* the uverbs file closed */
+		ret = event_take(fd, rec, size);
+		if (ret == -EIO)
+			return set_errno(ret);
+		if (!ret)
+			break;
+	}
+	memcpy(buf, rec, size);
+	return size;
 }
 
 static ssize_t netlink_send(int fd, const void *buf, size_t len,
@@ -614,16 +652,47 @@ EMU_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 	return REAL(mmap64)(addr, len, prot, flags, fd, offset);
 }
 
+/* A doorbell page is reference counted (see kernel.c): not unmapped here. */
 EMU_EXPORT int munmap(void *addr, size_t len)
 {
-	int ret = REAL(munmap)(addr, len);
+	bool done = false;
 
-	if (!ret && emu_mmap_tracked()) {
+	if (emu_mmap_tracked()) {
 		pthread_mutex_lock(&emu.lock);
-		emu_munmap_notify(addr, len);
+		done = emu_munmap_doorbell(addr, len);
 		pthread_mutex_unlock(&emu.lock);
 	}
-	return ret;
+	return done ? 0 : REAL(munmap)(addr, len);
+}
+
+/* ---- SIGSEGV belongs to the doorbell trap once it is installed ------------ */
+
+/*
+ * A handler the application installs later becomes the one the trap
+ * passes foreign faults to (trap_chain_sigaction), so doorbell stores
+ * keep working under Python's faulthandler, ASan and the like.
+ */
+EMU_EXPORT int sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *oldact)
+{
+	int ret;
+
+	if (sig == SIGSEGV) {
+		ret = trap_chain_sigaction(act, oldact);
+		if (ret != -ENOENT)
+			return set_errno(ret);
+	}
+	return REAL(sigaction)(sig, act, oldact);
+}
+
+EMU_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa = { .sa_handler = handler,
+				.sa_flags = SA_RESTART }, old;
+
+	if (sig == SIGSEGV && !trap_chain_sigaction(&sa, &old))
+		return old.sa_handler;
+	return REAL(signal)(sig, handler);
 }
 
 /* ---- NETLINK_RDMA sockets ------------------------------------------------- */

@@ -20,8 +20,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "device.h"
 #include "emu_defs.h"
 #include "mana_emu.h"
+#include "providers/mana/gdma.h"
+#include "trap.h"
 
 struct emu_device emu_dev;
 
@@ -29,6 +32,10 @@ struct emu_device emu_dev;
 static uint32_t obj_counts[EMU_OBJ_TYPES];
 static uint32_t ctx_count;
 static uint32_t comp_channel_count;
+
+/* Live contexts; serials are never reused, so a stale trap cookie misses. */
+static struct emu_ucontext *contexts;
+static uint64_t next_serial = 1;
 
 /* Doorbell page 0 belongs to the kernel's own netdev. */
 #define DB_PAGES 1024
@@ -158,6 +165,17 @@ int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp)
 
 /* ---- event files ---------------------------------------------------------- */
 
+static void event_records_free(struct emu_event_file *ev)
+{
+	while (ev->head) {
+		struct emu_event *e = ev->head;
+
+		ev->head = e->next;
+		free(e);
+	}
+	ev->tail = NULL;
+}
+
 int emu_event_file_create(struct emu_file *file, bool async,
 			  struct emu_event_file **out)
 {
@@ -195,6 +213,10 @@ err_free:
 	return ret;
 }
 
+/*
+ * Detach from the uverbs file: no more events, and the peer end closes so
+ * a reader blocked in read() wakes up (and gets EIO).
+ */
 static void event_file_unlink(struct emu_event_file *ev)
 {
 	struct emu_event_file **pp;
@@ -210,6 +232,10 @@ static void event_file_unlink(struct emu_event_file *ev)
 	if (!ev->async)
 		comp_channel_count--;
 	ev->owner = NULL;
+	event_records_free(ev);
+	if (ev->dev_fd >= 0)
+		close(ev->dev_fd);
+	ev->dev_fd = -1;
 }
 
 /* Undo a create whose command failed afterwards: the fd never existed. */
@@ -218,16 +244,23 @@ void emu_event_file_abort(struct emu_event_file *ev)
 	event_file_unlink(ev);
 	emu_fd_unregister(ev->app_fd);
 	close(ev->app_fd);
-	close(ev->dev_fd);
 	free(ev);
 }
 
-/* The application closed its end; the caller closes app_fd itself. */
+/*
+ * The application closed its end; the caller closes app_fd itself.  A
+ * channel still named by CQs lives on (silently) until the last one goes,
+ * as the kernel's CQs hold a reference on the channel's file.
+ */
 void emu_event_file_app_closed(struct emu_event_file *ev)
 {
 	event_file_unlink(ev);
 	emu_fd_unregister(ev->app_fd);
-	close(ev->dev_fd);
+	ev->app_fd = -1;
+	if (ev->cq_refs) {
+		ev->app_closed = true;
+		return;
+	}
 	free(ev);
 }
 
@@ -242,6 +275,92 @@ static void event_files_detach(struct emu_file *file)
 {
 	while (file->events)
 		event_file_unlink(file->events);
+}
+
+struct emu_event_file *emu_event_file_get(struct emu_file *file, int fd,
+					  bool async)
+{
+	struct emu_event_file *ev = emu_fd_obj(fd, EMU_FD_EVENT);
+
+	if (!ev || ev->owner != file || ev->async != async)
+		return NULL;
+	return ev;
+}
+
+void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
+		    const void *data, size_t len)
+{
+	static const char token;
+	struct emu_event *e;
+
+	if (!ev->owner || ev->dev_fd < 0)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->cq = cq;
+	memcpy(e->data, data, len < sizeof(e->data) ? len : sizeof(e->data));
+	if (ev->tail)
+		ev->tail->next = e;
+	else
+		ev->head = e;
+	ev->tail = e;
+	/* a full socket only delays the wake-up: the record stays queued */
+	if (send(ev->dev_fd, &token, 1, MSG_DONTWAIT) < 0 && emu_verbose())
+		emu_log("event fd %d: token not sent: %s", ev->app_fd,
+			emu_errname(errno));
+}
+
+int emu_event_pop(struct emu_event_file *ev, void *out, size_t len)
+{
+	struct emu_event *e = ev->head;
+
+	if (!e)
+		return -EAGAIN;
+	ev->head = e->next;
+	if (!ev->head)
+		ev->tail = NULL;
+	memcpy(out, e->data, len);
+	/* the destroy response reports what the application has read */
+	if (e->cq)
+		e->cq->comp_events_reported++;
+	free(e);
+	return 0;
+}
+
+/* A CQ goes away: its undelivered events go with it, tokens included. */
+static void event_records_drop_cq(struct emu_event_file *ev,
+				  struct emu_cq *cq)
+{
+	struct emu_event **pp = &ev->head, *e;
+	char token;
+
+	ev->tail = NULL;
+	while ((e = *pp)) {
+		if (e->cq != cq) {
+			ev->tail = e;
+			pp = &e->next;
+			continue;
+		}
+		*pp = e->next;
+		free(e);
+		if (ev->app_fd >= 0)
+			recv(ev->app_fd, &token, 1, MSG_DONTWAIT);
+	}
+}
+
+void emu_post_device_fatal(void)
+{
+	struct ib_uverbs_async_event_desc desc = {
+		.element = 0, .event_type = IBV_EVENT_DEVICE_FATAL,
+	};
+	struct emu_ucontext *ctx;
+	struct emu_event_file *ev;
+
+	for (ctx = contexts; ctx; ctx = ctx->next)
+		for (ev = ctx->file->events; ev; ev = ev->next)
+			if (ev->async)
+				emu_event_post(ev, NULL, &desc, sizeof(desc));
 }
 
 /* ---- objects --------------------------------------------------------------- */
@@ -536,14 +655,45 @@ static int umem_check(uint64_t start, uint64_t length, bool write,
 	return range_permitted(first, last, write);
 }
 
-static void mr_release(struct emu_obj *obj)
+static uint64_t pinned_span(uint64_t start, uint64_t length)
 {
-	struct emu_mr *mr = (struct emu_mr *)obj;
-	uint64_t first = mr->start & ~(EMU_PAGE_SIZE - 1);
-	uint64_t last = (mr->start + mr->length + EMU_PAGE_SIZE - 1) &
+	uint64_t first = start & ~(EMU_PAGE_SIZE - 1);
+	uint64_t last = (start + length + EMU_PAGE_SIZE - 1) &
 			~(EMU_PAGE_SIZE - 1);
 
-	emu_dev.pinned_bytes -= last - first;
+	return last - first;
+}
+
+/* lkey -> MR, for the device's SGE checks */
+#define MR_HASH_SIZE 1024
+static struct emu_mr *mr_hash[MR_HASH_SIZE];
+
+static struct emu_mr **mr_bucket(uint32_t lkey)
+{
+	return &mr_hash[lkey % MR_HASH_SIZE];
+}
+
+struct emu_mr *emu_mr_find(uint32_t lkey)
+{
+	struct emu_mr *mr;
+
+	for (mr = *mr_bucket(lkey); mr; mr = mr->hash_next)
+		if (mr->lkey == lkey)
+			return mr;
+	return NULL;
+}
+
+static void mr_release(struct emu_obj *obj)
+{
+	struct emu_mr *mr = (struct emu_mr *)obj, **pp;
+
+	for (pp = mr_bucket(mr->lkey); *pp; pp = &(*pp)->hash_next) {
+		if (*pp == mr) {
+			*pp = mr->hash_next;
+			break;
+		}
+	}
+	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
 }
 
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
@@ -573,8 +723,552 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	mr->access = req->access;
 	/* GDMA hands out one key per MR; lkey == rkey. */
 	mr->lkey = mr->rkey = next_key++;
+	mr->hash_next = *mr_bucket(mr->lkey);
+	*mr_bucket(mr->lkey) = mr;
 	*out = mr;
 	return 0;
+}
+
+/* ---- raw packet objects ---------------------------------------------------- */
+
+/*
+ * ib_copy_validate_udata_in(): at least @min bytes, a longer input must
+ * be zero past the structure; the rest of @dst is zero-filled.
+ */
+static int udata_in(const struct emu_udata *uhw, void *dst, size_t size,
+		    size_t min)
+{
+	size_t n = uhw->inlen < size ? uhw->inlen : size;
+	int ret;
+
+	memset(dst, 0, size);
+	if (uhw->inlen < min)
+		return -EINVAL;
+	if (uhw->inlen > size) {
+		ret = emu_user_is_cleared((const char *)uhw->inbuf + size,
+					  uhw->inlen - size);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EOPNOTSUPP;
+	}
+	return emu_copy_from_user(dst, uhw->inbuf, n);
+}
+
+/*
+ * A queue buffer as mana_ib_create_zero_offset_dma_region() takes it:
+ * page aligned (EINVAL), pinned with write access (EFAULT, ENOMEM).  WQ
+ * buffers must also be a power of two of at least a page, because the
+ * hardware wraps ring offsets with a mask.
+ */
+static int queue_umem(uint64_t addr, uint64_t size, bool ring,
+		      uint64_t *pinned)
+{
+	if (!size || addr & (EMU_PAGE_SIZE - 1))
+		return -EINVAL;
+	if (ring && (size < EMU_PAGE_SIZE || size > UINT32_MAX ||
+		     (size & (size - 1))))
+		return -EINVAL;
+	return umem_check(addr, size, true, pinned);
+}
+
+static void cq_release(struct emu_obj *obj)
+{
+	struct emu_cq *cq = (struct emu_cq *)obj;
+	struct emu_event_file *ev = cq->channel;
+
+	emu_dev.pinned_bytes -= pinned_span(cq->buf_addr,
+					    (uint64_t)cq->cqe * GDMA_CQE_SIZE);
+	if (!ev)
+		return;
+	event_records_drop_cq(ev, cq);
+	if (!--ev->cq_refs && ev->app_closed)
+		free(ev);
+}
+
+/* mana_ib_create_cq() on the ETH device: no hardware CQ until a QP. */
+int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
+		  const struct emu_udata *uhw, struct emu_cq **out)
+{
+	struct mana_ib_create_cq_resp resp = { .cqid = UINT32_MAX };
+	struct mana_ib_create_cq ucmd;
+	uint64_t pinned;
+	struct emu_cq *cq;
+	int ret;
+
+	ret = udata_in(uhw, &ucmd, sizeof(ucmd), MANA_IB_CREATE_CQ_V1_LEN);
+	if (ret)
+		return ret;
+	/* the RNIC flag is accepted and ignored: the device type decides */
+	if (ucmd.flags & ~MANA_IB_CREATE_RNIC_CQ)
+		return -EOPNOTSUPP;
+	if (!req->cqe || req->cqe > emu_dev.max_qp_wr ||
+	    req->cqe > UINT32_MAX / GDMA_CQE_SIZE)
+		return -EINVAL;
+	ret = queue_umem(ucmd.buf_addr, (uint64_t)req->cqe * GDMA_CQE_SIZE,
+			 false, &pinned);
+	if (ret)
+		return ret;
+	cq = obj_create(ctx, EMU_OBJ_CQ, sizeof(*cq), NULL, 0, cq_release);
+	if (!cq)
+		return -ENOMEM;
+	emu_dev.pinned_bytes += pinned;
+	cq->user_handle = req->user_handle;
+	cq->buf_addr = ucmd.buf_addr;
+	cq->cqe = req->cqe;
+	cq->comp_vector = req->comp_vector % emu_dev.num_comp_vectors;
+	cq->channel = req->channel;
+	if (cq->channel)
+		cq->channel->cq_refs++;
+	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	if (ret) {
+		obj_free(&cq->obj);
+		return ret;
+	}
+	*out = cq;
+	return 0;
+}
+
+static void wq_release(struct emu_obj *obj)
+{
+	struct emu_wq *wq = (struct emu_wq *)obj;
+
+	emu_dev.pinned_bytes -= pinned_span(wq->buf_addr, wq->buf_size);
+}
+
+/* mana_ib_create_wq(): the buffer only; the RQ comes with an RSS QP. */
+int emu_wq_create(struct emu_pd *pd, struct emu_cq *cq,
+		  const struct emu_wq_req *req, const struct emu_udata *uhw,
+		  struct emu_wq **out)
+{
+	struct emu_obj *deps[2] = { &pd->obj, &cq->obj };
+	struct mana_ib_create_wq ucmd;
+	uint64_t pinned;
+	struct emu_wq *wq;
+	int ret;
+
+	if (req->wq_type != IBV_WQT_RQ)
+		return -EINVAL;
+	ret = udata_in(uhw, &ucmd, sizeof(ucmd), sizeof(ucmd));
+	if (ret)
+		return ret;
+	ret = queue_umem(ucmd.wq_buf_addr, ucmd.wq_buf_size, true, &pinned);
+	if (ret)
+		return ret;
+	wq = obj_create(pd->obj.ctx, EMU_OBJ_WQ, sizeof(*wq), deps, 2,
+			wq_release);
+	if (!wq)
+		return -ENOMEM;
+	emu_dev.pinned_bytes += pinned;
+	wq->user_handle = req->user_handle;
+	wq->buf_addr = ucmd.wq_buf_addr;
+	wq->buf_size = ucmd.wq_buf_size;
+	wq->max_wr = req->max_wr;
+	wq->max_sge = req->max_sge;
+	wq->pd = pd;
+	wq->cq = cq;
+	*out = wq;
+	return 0;
+}
+
+static void ind_tbl_release(struct emu_obj *obj)
+{
+	free(((struct emu_ind_tbl *)obj)->wqs);
+}
+
+/* The table holds a use reference on each entry's WQ (duplicates too). */
+int emu_ind_tbl_create(struct emu_ucontext *ctx, uint32_t log_size,
+		       struct emu_wq **wqs, struct emu_ind_tbl **out)
+{
+	uint32_t i, n = 1u << log_size;
+	struct emu_obj **deps;
+	struct emu_ind_tbl *t;
+
+	deps = calloc(n, sizeof(*deps));
+	if (!deps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		deps[i] = &wqs[i]->obj;
+	t = obj_create(ctx, EMU_OBJ_IND_TBL, sizeof(*t), deps, n,
+		       ind_tbl_release);
+	free(deps);
+	if (!t)
+		return -ENOMEM;
+	t->wqs = calloc(n, sizeof(*t->wqs));
+	if (!t->wqs) {
+		obj_free(&t->obj);
+		return -ENOMEM;
+	}
+	memcpy(t->wqs, wqs, n * sizeof(*wqs));
+	t->log_size = log_size;
+	*out = t;
+	return 0;
+}
+
+/*
+ * mana_ib_cfg_vport(): the first QP of a PD takes the port's vport
+ * (mana_cfg_vport: EBUSY while the netdev or anyone else holds it); the
+ * PD is bound to that port from then on (another port: EINVAL).
+ */
+static int vport_get(struct emu_pd *pd, unsigned int port)
+{
+	struct emu_port *p = &emu_dev.ports[port - 1];
+	int ret;
+
+	if (pd->vport_use_count) {
+		if (pd->vport_port != port)
+			return -EINVAL;
+		pd->vport_use_count++;
+		return 0;
+	}
+	if (p->netdev_up || p->vport.pd)
+		return -EBUSY;
+	ret = emu_port_attach(port);
+	if (ret)
+		return ret;
+	p->vport.pd = pd;
+	pd->vport_port = port;
+	pd->vport_use_count = 1;
+	return 0;
+}
+
+static void vport_put(struct emu_pd *pd)
+{
+	if (--pd->vport_use_count)
+		return;
+	emu_dev.ports[pd->vport_port - 1].vport.pd = NULL;
+	pd->vport_port = 0;
+}
+
+/* Hardware CQ for a verbs CQ being bound to a new SQ or RQ. */
+static struct emu_hwq *hw_cq_create(struct emu_ucontext *ctx,
+				    struct emu_cq *cq, uint32_t port)
+{
+	struct emu_hwq_req r = {
+		.type = EMU_HWQ_CQ, .ctx = ctx, .buf = cq->buf_addr,
+		.size = cq->cqe * GDMA_CQE_SIZE, .port = port, .ucq = cq,
+		.count = cq->cqe,
+	};
+	struct emu_hwq *q = emu_hwq_create(&r);
+
+	if (q)
+		cq->hw = q;
+	return q;
+}
+
+static void hw_cq_destroy(struct emu_cq *cq)
+{
+	if (!cq->hw)
+		return;
+	emu_hwq_destroy(cq->hw);
+	cq->hw = NULL;
+}
+
+/* MANA's vport offset for the short TX OOB; nonzero to catch a zero. */
+static uint32_t port_tx_vp_offset(uint32_t port)
+{
+	return port;
+}
+
+/* mana_disable_vport_rx(), then the RQs (and their CQs) go. */
+static void rss_unprogram(struct emu_qp *qp)
+{
+	struct emu_vport *v = &emu_dev.ports[qp->port - 1].vport;
+	uint32_t i, n = 1u << qp->tbl->log_size;
+
+	if (v->rss_qp == qp) {
+		memset(v->indir, 0, sizeof(v->indir));
+		v->default_rq = NULL;
+		v->rss_enabled = false;
+		v->num_entries = 0;
+		v->rss_qp = NULL;
+	}
+	for (i = 0; i < n && qp->rqs; i++) {
+		struct emu_wq *wq = qp->tbl->wqs[i];
+
+		if (!qp->rqs[i])
+			continue;
+		hw_cq_destroy(wq->cq);
+		emu_hwq_destroy(qp->rqs[i]);
+		wq->hw = NULL;
+	}
+	free(qp->rqs);
+	qp->rqs = NULL;
+}
+
+/* Tolerates a half-built QP: whatever exists is undone. */
+static void qp_release(struct emu_obj *obj)
+{
+	struct emu_qp *qp = (struct emu_qp *)obj;
+	struct emu_cq *cq;
+
+	if (qp->rss) {
+		rss_unprogram(qp);
+	} else if (qp->sq) {
+		cq = qp->sq->cq->ucq;
+		emu_dev.pinned_bytes -= pinned_span(qp->sq->buf, qp->sq->size);
+		emu_hwq_destroy(qp->sq);
+		hw_cq_destroy(cq);
+	}
+	if (qp->pd)
+		vport_put(qp->pd);
+}
+
+static struct emu_qp *qp_obj(struct emu_ucontext *ctx,
+			     const struct emu_qp_req *req)
+{
+	struct emu_obj *deps[4];
+	unsigned int n = 0;
+
+	deps[n++] = &req->pd->obj;
+	if (req->send_cq)
+		deps[n++] = &req->send_cq->obj;
+	if (req->recv_cq)
+		deps[n++] = &req->recv_cq->obj;
+	if (req->tbl)
+		deps[n++] = &req->tbl->obj;
+	return obj_create(ctx, EMU_OBJ_QP, sizeof(struct emu_qp), deps, n,
+			  qp_release);
+}
+
+static int sq_check(const struct emu_qp_req *req,
+		    const struct mana_ib_create_qp *ucmd)
+{
+	if (req->max_send_wr > emu_dev.max_qp_wr)
+		return -EINVAL;
+	if (req->max_send_sge > GDMA_MAX_TX_SGE)
+		return -EINVAL;
+	if (!emu_port_valid(ucmd->port))
+		return -EINVAL;
+	return req->send_cq ? 0 : -EINVAL;
+}
+
+static int sq_hw_create(struct emu_qp *qp, const struct emu_qp_req *req,
+			const struct mana_ib_create_qp *ucmd)
+{
+	struct emu_hwq_req r = {
+		.type = EMU_HWQ_SQ, .ctx = qp->obj.ctx,
+		.buf = ucmd->sq_buf_addr, .size = ucmd->sq_buf_size,
+		.port = ucmd->port, .pd = req->pd,
+		.tx_vp_offset = port_tx_vp_offset(ucmd->port),
+	};
+
+	r.cq = hw_cq_create(qp->obj.ctx, req->send_cq, ucmd->port);
+	if (!r.cq)
+		return -errno;
+	qp->sq = emu_hwq_create(&r);
+	if (!qp->sq) {
+		hw_cq_destroy(req->send_cq);
+		return -errno;
+	}
+	qp->qp_num = qp->sq->id;
+	return 0;
+}
+
+/* mana_ib_create_qp_raw(), checks in its order */
+static int qp_create_raw(struct emu_ucontext *ctx,
+			 const struct emu_qp_req *req,
+			 const struct emu_udata *uhw, struct emu_qp **out)
+{
+	struct mana_ib_create_qp_resp resp = {};
+	struct mana_ib_create_qp ucmd;
+	uint64_t pinned;
+	struct emu_qp *qp;
+	int ret;
+
+	ret = udata_in(uhw, &ucmd, sizeof(ucmd), sizeof(ucmd));
+	if (!ret)
+		ret = sq_check(req, &ucmd);
+	if (!ret)
+		ret = vport_get(req->pd, ucmd.port);
+	if (ret)
+		return ret;
+	ret = queue_umem(ucmd.sq_buf_addr, ucmd.sq_buf_size, true, &pinned);
+	if (ret)
+		goto err_vport;
+	/* one CQ per queue: mana_ib_install_cq_cb() */
+	ret = -EINVAL;
+	if (req->send_cq->hw)
+		goto err_vport;
+	ret = -ENOMEM;
+	qp = qp_obj(ctx, req);
+	if (!qp)
+		goto err_vport;
+	qp->port = ucmd.port;
+	qp->pd = req->pd;		/* the QP owns the vport reference now */
+	ret = sq_hw_create(qp, req, &ucmd);
+	if (ret)
+		goto err_qp;
+	emu_dev.pinned_bytes += pinned;
+	resp.sqid = qp->sq->id;
+	resp.cqid = qp->sq->cq->id;
+	resp.tx_vp_offset = qp->sq->tx_vp_offset;
+	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	if (ret)
+		goto err_qp;
+	*out = qp;
+	return 0;
+
+err_qp:
+	obj_free(&qp->obj);
+	return ret;
+err_vport:
+	vport_put(req->pd);
+	return ret;
+}
+
+static int rss_check(const struct emu_qp_req *req,
+		     const struct mana_ib_create_qp_rss *ucmd)
+{
+	if (req->max_recv_wr > emu_dev.max_qp_wr)
+		return -EINVAL;
+	if (req->max_recv_sge > GDMA_MAX_RX_SGE)
+		return -EINVAL;
+	if ((1u << req->tbl->log_size) > EMU_RSS_INDIR)
+		return -EINVAL;
+	if (ucmd->rx_hash_function != MANA_IB_RX_HASH_FUNC_TOEPLITZ)
+		return -EINVAL;
+	if (ucmd->rx_hash_key_len > EMU_RSS_KEY_LEN)
+		return -EINVAL;
+	if (!emu_port_valid(ucmd->port))
+		return -EINVAL;
+	/* "Only one RSS QP per vport" */
+	return emu_dev.ports[ucmd->port - 1].vport.rss_qp ? -EBUSY : 0;
+}
+
+/* Each RQ needs a CQ of its own, not bound to any other queue. */
+static int rss_check_cqs(const struct emu_ind_tbl *t)
+{
+	uint32_t i, j, n = 1u << t->log_size;
+
+	for (i = 0; i < n; i++) {
+		if (t->wqs[i]->cq->hw || t->wqs[i]->hw)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (t->wqs[j]->cq == t->wqs[i]->cq)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+static int rss_hw_create(struct emu_qp *qp,
+			 struct mana_ib_create_qp_rss_resp *resp)
+{
+	uint32_t i, n = 1u << qp->tbl->log_size;
+
+	qp->rqs = calloc(n, sizeof(*qp->rqs));
+	if (!qp->rqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct emu_wq *wq = qp->tbl->wqs[i];
+		struct emu_hwq_req r = {
+			.type = EMU_HWQ_RQ, .ctx = qp->obj.ctx,
+			.buf = wq->buf_addr, .size = wq->buf_size,
+			.port = qp->port, .pd = wq->pd,
+		};
+
+		r.cq = hw_cq_create(qp->obj.ctx, wq->cq, qp->port);
+		if (!r.cq)
+			return -errno;
+		qp->rqs[i] = emu_hwq_create(&r);
+		if (!qp->rqs[i]) {
+			hw_cq_destroy(wq->cq);
+			return -errno;
+		}
+		wq->hw = qp->rqs[i];
+		resp->entries[i].cqid = r.cq->id;
+		resp->entries[i].wqid = qp->rqs[i]->id;
+	}
+	return 0;
+}
+
+/*
+ * MANA_CONFIG_VPORT_RX as mana_ib programs it: the user table replicated
+ * over 64 entries, the last WQ as default, RSS only with more than one.
+ */
+static void rss_program(struct emu_qp *qp)
+{
+	struct emu_vport *v = &emu_dev.ports[qp->port - 1].vport;
+	uint32_t k, n = 1u << qp->tbl->log_size;
+
+	for (k = 0; k < EMU_RSS_INDIR; k++)
+		v->indir[k] = qp->rqs[k % n];
+	v->default_rq = qp->rqs[n - 1];
+	v->rss_enabled = qp->tbl->log_size != 0;
+	v->num_entries = n;
+	v->rss_qp = qp;
+}
+
+static void rss_key(struct emu_qp *qp,
+		    const struct mana_ib_create_qp_rss *ucmd)
+{
+	uint32_t i;
+
+	memcpy(qp->key, ucmd->rx_hash_key, ucmd->rx_hash_key_len);
+	if (ucmd->rx_hash_key_len)
+		return;
+	/* netdev_rss_key_fill(): any key will do */
+	for (i = 0; i < EMU_RSS_KEY_LEN; i++)
+		qp->key[i] = (uint8_t)random();
+}
+
+/* mana_ib_create_qp_rss() */
+static int qp_create_rss(struct emu_ucontext *ctx,
+			 const struct emu_qp_req *req,
+			 const struct emu_udata *uhw, struct emu_qp **out)
+{
+	struct mana_ib_create_qp_rss_resp resp = {};
+	struct mana_ib_create_qp_rss ucmd;
+	struct emu_qp *qp;
+	int ret;
+
+	ret = udata_in(uhw, &ucmd, sizeof(ucmd), sizeof(ucmd));
+	if (!ret)
+		ret = rss_check(req, &ucmd);
+	if (!ret)
+		ret = vport_get(req->pd, ucmd.port);
+	if (ret)
+		return ret;
+	ret = rss_check_cqs(req->tbl);
+	if (ret)
+		goto err_vport;
+	ret = -ENOMEM;
+	qp = qp_obj(ctx, req);
+	if (!qp)
+		goto err_vport;
+	qp->rss = true;
+	qp->port = ucmd.port;
+	qp->pd = req->pd;
+	qp->tbl = req->tbl;
+	qp->fields_mask = ucmd.rx_hash_fields_mask;
+	rss_key(qp, &ucmd);
+	ret = rss_hw_create(qp, &resp);
+	if (ret)
+		goto err_qp;
+	rss_program(qp);
+	qp->qp_num = qp->rqs[0]->id;
+	resp.num_entries = 1u << req->tbl->log_size;
+	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	if (ret)
+		goto err_qp;
+	*out = qp;
+	return 0;
+
+err_qp:
+	obj_free(&qp->obj);
+	return ret;
+err_vport:
+	vport_put(req->pd);
+	return ret;
+}
+
+/* mana_ib_create_qp() on the ETH device: raw packet QPs only. */
+int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
+		  const struct emu_udata *uhw, struct emu_qp **out)
+{
+	if (req->qp_type != IBV_QPT_RAW_PACKET)
+		return -EINVAL;
+	if (req->tbl)
+		return qp_create_rss(ctx, req, uhw, out);
+	return qp_create_raw(ctx, req, uhw, out);
 }
 
 /* ---- files and contexts ---------------------------------------------------- */
@@ -629,9 +1323,11 @@ int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw)
 	ret = emu_udata_respond(uhw, &resp_comp_mask, sizeof(resp_comp_mask));
 	if (ret)
 		goto err_db;
-	ctx->db_memfd = -1;
+	ctx->serial = next_serial++;
 	ctx->file = file;
 	file->ctx = ctx;
+	ctx->next = contexts;
+	contexts = ctx;
 	ctx_count++;
 	return 0;
 
@@ -642,18 +1338,48 @@ err_free:
 	return ret;
 }
 
+static void db_page_orphan(struct emu_ucontext *ctx);
+
+static void ucontext_unlink(struct emu_ucontext *ctx)
+{
+	struct emu_ucontext **pp;
+
+	for (pp = &contexts; *pp; pp = &(*pp)->next) {
+		if (*pp == ctx) {
+			*pp = ctx->next;
+			return;
+		}
+	}
+}
+
 /* Release everything the context owns, newest first, then the context. */
 void emu_ucontext_destroy(struct emu_ucontext *ctx)
 {
 	while (ctx->last)
 		obj_free(ctx->last);
 	db_used[ctx->doorbell] = false;
-	if (ctx->db_memfd >= 0)
-		close(ctx->db_memfd);
+	db_page_orphan(ctx);
+	ucontext_unlink(ctx);
 	ctx->file->ctx = NULL;
 	free(ctx->handles);
 	free(ctx);
-	ctx_count--;
+	if (!--ctx_count)
+		emu_device_idle();
+}
+
+struct emu_ucontext *emu_ucontext_find(uint64_t serial)
+{
+	struct emu_ucontext *ctx;
+
+	for (ctx = contexts; ctx; ctx = ctx->next)
+		if (ctx->serial == serial)
+			return ctx;
+	return NULL;
+}
+
+uint32_t emu_ucontext_count(void)
+{
+	return ctx_count;
 }
 
 /* close() of the uverbs fd; the caller closes the fd itself. */
@@ -668,97 +1394,133 @@ void emu_file_release(struct emu_file *file)
 
 /* ---- doorbell page mapping ------------------------------------------------- */
 
-struct db_map {
-	uintptr_t addr;
-	size_t len;
-	uint32_t doorbell;
-	struct db_map *next;
+/*
+ * mana_ib_mmap(): offset 0 maps the context's doorbell page.  Here it is a
+ * trapped page (trap.h): write-protected, every store becomes an event for
+ * the device thread, tagged with the context's serial.  A trap page can be
+ * mapped only once, so every mmap() of a context returns the same address
+ * and counts a reference; the page goes at the last munmap() of it.  A
+ * page still mapped when its context is destroyed stays (stores to it are
+ * ignored) until the application unmaps it.
+ */
+struct db_orphan {
+	void *page;
+	unsigned int maps;
+	struct db_orphan *next;
 };
 
-static struct db_map *db_maps;
-static int db_map_count;
+static struct db_orphan *db_orphans;
+static int db_pages_mapped;	/* read without the lock by munmap() */
 
-static int db_memfd(struct emu_ucontext *ctx)
+static void db_pages_add(int n)
 {
-	int fd;
-
-	if (ctx->db_memfd >= 0)
-		return ctx->db_memfd;
-	/* One shared page per context, so every mapping sees the same bytes. */
-	fd = memfd_create("mana-emu-doorbell", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, EMU_PAGE_SIZE)) {
-		close(fd);
-		return -errno;
-	}
-	ctx->db_memfd = fd;
-	return fd;
+	__atomic_add_fetch(&db_pages_mapped, n, __ATOMIC_RELEASE);
 }
 
-/* mana_ib_mmap() + rdma_user_mmap_io(): offset 0, one page, shared. */
+static void *db_page_map(struct emu_ucontext *ctx, int *err)
+{
+	void *page;
+	int ret;
+
+	ret = trap_init();
+	if (ret) {
+		fprintf(stderr, "mana-emu: cannot map the doorbell page: the "
+			"doorbell store trap is unavailable: %s\n",
+			strerror(-ret));
+		*err = -ret;
+		return MAP_FAILED;
+	}
+	emu_device_trap_ready();
+	page = trap_page_alloc((void *)(uintptr_t)ctx->serial);
+	if (!page) {
+		*err = errno;
+		fprintf(stderr, "mana-emu: cannot map the doorbell page: %s\n",
+			strerror(errno));
+		return MAP_FAILED;
+	}
+	ctx->db_page = page;
+	ctx->db_maps = 0;
+	db_pages_add(1);
+	return page;
+}
+
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 		      int prot, int flags, off_t offset, int *err)
 {
-	struct db_map *m;
-	void *p;
-	int fd;
+	struct emu_ucontext *ctx = file->ctx;
 
 	*err = EINVAL;
-	if (!file->ctx || offset != 0 || !len || len > EMU_PAGE_SIZE ||
-	    (flags & MAP_TYPE) == MAP_PRIVATE)
+	/* one page at offset 0, shared, wherever we put it */
+	if (!ctx || offset != 0 || !len || len > EMU_PAGE_SIZE ||
+	    (flags & MAP_TYPE) == MAP_PRIVATE ||
+	    (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
 		return MAP_FAILED;
 	if ((prot & PROT_WRITE) && !file->writable) {
 		*err = EACCES;
 		return MAP_FAILED;
 	}
-	fd = db_memfd(file->ctx);
-	if (fd < 0) {
-		*err = -fd;
+	if (!ctx->db_page && db_page_map(ctx, err) == MAP_FAILED)
 		return MAP_FAILED;
-	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		*err = ENOMEM;
-		return MAP_FAILED;
-	}
-	flags &= ~(MAP_TYPE | MAP_ANONYMOUS);
-	p = mmap(addr, len, prot, flags | MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		*err = errno;
-		free(m);
-		return MAP_FAILED;
-	}
-	m->addr = (uintptr_t)p;
-	m->len = len;
-	m->doorbell = file->ctx->doorbell;
-	m->next = db_maps;
-	db_maps = m;
-	__atomic_add_fetch(&db_map_count, 1, __ATOMIC_RELEASE);
-	return p;
+	ctx->db_maps++;
+	return ctx->db_page;
 }
 
 bool emu_mmap_tracked(void)
 {
-	return __atomic_load_n(&db_map_count, __ATOMIC_ACQUIRE) > 0;
+	return __atomic_load_n(&db_pages_mapped, __ATOMIC_ACQUIRE) > 0;
 }
 
-void emu_munmap_notify(void *addr, size_t len)
+static void db_page_orphan(struct emu_ucontext *ctx)
 {
-	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
-	struct db_map **pp = &db_maps;
+	struct db_orphan *o;
 
-	while (*pp) {
-		struct db_map *m = *pp;
+	if (!ctx->db_page)
+		return;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return;		/* leaks one page; stores stay ignored */
+	o->page = ctx->db_page;
+	o->maps = ctx->db_maps;
+	o->next = db_orphans;
+	db_orphans = o;
+	ctx->db_page = NULL;
+}
 
-		if (m->addr >= lo && m->addr < hi) {
-			*pp = m->next;
-			free(m);
-			__atomic_sub_fetch(&db_map_count, 1, __ATOMIC_RELEASE);
+static bool orphan_unmap(void *addr)
+{
+	struct db_orphan **pp, *o;
+
+	for (pp = &db_orphans; (o = *pp); pp = &o->next) {
+		if (o->page != addr)
 			continue;
+		if (!--o->maps) {
+			trap_page_free(o->page);
+			db_pages_add(-1);
+			*pp = o->next;
+			free(o);
 		}
-		pp = &m->next;
+		return true;
 	}
+	return false;
+}
+
+bool emu_munmap_doorbell(void *addr, size_t len)
+{
+	struct emu_ucontext *ctx;
+
+	if (!len || len > EMU_PAGE_SIZE)
+		return false;
+	for (ctx = contexts; ctx; ctx = ctx->next) {
+		if (ctx->db_page != addr)
+			continue;
+		if (!--ctx->db_maps) {
+			trap_page_free(ctx->db_page);
+			ctx->db_page = NULL;
+			db_pages_add(-1);
+		}
+		return true;
+	}
+	return orphan_unmap(addr);
 }
 
 /* ---- test API -------------------------------------------------------------- */

@@ -12,6 +12,13 @@
  * -> PD, CQs and indirection table, table -> WQs); an object that is in
  * use cannot be destroyed (EBUSY).  Closing the file destroys everything
  * the context still owns, newest first.
+ *
+ * Raw packet objects follow mana_ib on the ETH device: a CQ and a WQ only
+ * record their buffers; the hardware queues (device.h) come into being
+ * with the QP that uses them (SQ + its CQ for a send QP, one RQ + CQ per
+ * indirection table entry for an RSS QP) and go with it.  The first QP of
+ * a PD on a port takes that port's vport (EBUSY while the kernel netdev or
+ * another PD holds it); an RSS QP programs the vport's RX steering.
  */
 #ifndef MANA_EMU_KERNEL_H
 #define MANA_EMU_KERNEL_H
@@ -63,17 +70,81 @@ struct emu_obj {
 struct emu_pd {
 	struct emu_obj obj;
 	uint32_t pdn;
+	/* mana_ib_cfg_vport(): the first raw QP on a PD binds it to a port */
+	unsigned int vport_use_count;
+	unsigned int vport_port;
 };
 
 struct emu_mr {
 	struct emu_obj obj;
 	uint64_t start, length, iova;
 	uint32_t access, lkey, rkey;
+	struct emu_mr *hash_next;	/* lkey lookup for the device */
+};
+
+struct emu_event_file;
+struct emu_hwq;
+struct backend;
+
+struct emu_cq {
+	struct emu_obj obj;
+	uint64_t user_handle;
+	uint64_t buf_addr;
+	uint32_t cqe;
+	uint32_t comp_vector;
+	struct emu_event_file *channel;	/* completion channel or NULL */
+	uint32_t comp_events_reported;	/* events the application read */
+	struct emu_hwq *hw;		/* hardware CQ while a queue binds it */
+};
+
+struct emu_wq {
+	struct emu_obj obj;
+	uint64_t user_handle;
+	uint64_t buf_addr;
+	uint32_t buf_size;
+	uint32_t max_wr, max_sge;
+	struct emu_pd *pd;
+	struct emu_cq *cq;
+	struct emu_hwq *hw;		/* hardware RQ while an RSS QP uses it */
+};
+
+struct emu_ind_tbl {
+	struct emu_obj obj;
+	uint32_t log_size;
+	struct emu_wq **wqs;		/* the deps array: 1 << log_size entries */
+};
+
+#define EMU_RSS_INDIR 64		/* MANA_INDIRECT_TABLE_DEF_SIZE */
+#define EMU_RSS_KEY_LEN 40
+
+struct emu_qp {
+	struct emu_obj obj;
+	bool rss;
+	uint32_t port;
+	uint32_t qp_num;
+	struct emu_pd *pd;
+	struct emu_hwq *sq;		/* raw send QP */
+	struct emu_ind_tbl *tbl;	/* RSS QP */
+	struct emu_hwq **rqs;		/* RSS QP: one RQ per table entry */
+	uint8_t key[EMU_RSS_KEY_LEN];
+	uint64_t fields_mask;
+};
+
+/* The port's vport and its RX steering (CONFIG_VPORT_RX). */
+struct emu_vport {
+	struct emu_pd *pd;		/* mana_cfg_vport() holder, NULL if free */
+	struct emu_qp *rss_qp;
+	bool rss_enabled;
+	uint32_t num_entries;		/* size of the user's table */
+	struct emu_hwq *indir[EMU_RSS_INDIR];
+	struct emu_hwq *default_rq;
+	struct backend *backend;	/* opened with the first queue, kept */
 };
 
 struct emu_port {
 	uint8_t mac[6];
 	bool netdev_up;		/* the kernel netdev holds the vport */
+	struct emu_vport vport;
 };
 
 struct emu_device {
@@ -102,18 +173,37 @@ struct emu_file {
 
 struct emu_ucontext {
 	struct emu_file *file;
+	uint64_t serial;		/* unique for the process: the trap cookie */
 	uint32_t doorbell;		/* doorbell page index */
-	int db_memfd;			/* backing of the doorbell page */
+	void *db_page;			/* trapped doorbell page, while mapped */
+	unsigned int db_maps;		/* mmaps of it not yet unmapped */
 	struct emu_obj **handles;
 	uint32_t nhandles;
 	struct emu_obj *first, *last;	/* creation order */
+	struct emu_ucontext *next;	/* all live contexts */
 };
 
-/* An async event fd or a completion channel: one end of a socketpair. */
+/* One queued event record (completion: 8 bytes, async: 16 bytes). */
+struct emu_event {
+	struct emu_event *next;
+	struct emu_cq *cq;		/* completion event: its CQ */
+	uint8_t data[16];
+};
+
+/*
+ * An async event fd or a completion channel.  Records are queued here;
+ * the application's fd is one end of a socketpair that carries one token
+ * byte per record, so poll()/epoll see it readable and a blocking read()
+ * sleeps in the kernel.  A destroyed CQ takes its pending records (and as
+ * many tokens) back, as the kernel's ib_uverbs_release_ucq() does.
+ */
 struct emu_event_file {
 	bool async;
+	bool app_closed;		/* fd gone, kept for the CQs using it */
 	int app_fd;			/* given to the application */
 	int dev_fd;			/* kept by the emulator to post events */
+	unsigned int cq_refs;		/* CQs reporting to this channel */
+	struct emu_event *head, *tail;
 	struct emu_file *owner;		/* NULL once the uverbs file closed */
 	struct emu_event_file *next;
 };
@@ -138,6 +228,16 @@ void emu_event_file_abort(struct emu_event_file *ev);
 void emu_event_file_app_closed(struct emu_event_file *ev);
 /* Size of one event record: async 16 bytes, completion 8 bytes */
 size_t emu_event_size(const struct emu_event_file *ev);
+/* The event file behind an fd of this uverbs file, or NULL. */
+struct emu_event_file *emu_event_file_get(struct emu_file *file, int fd,
+					  bool async);
+/* Queue a record and its token; dropped if the fd is gone. */
+void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
+		    const void *data, size_t len);
+/* Take the oldest record: 0 and *out filled, or -EAGAIN. */
+int emu_event_pop(struct emu_event_file *ev, void *out, size_t len);
+/* IB_EVENT_DEVICE_FATAL to every context's async fds. */
+void emu_post_device_fatal(void);
 
 /* Objects */
 struct emu_obj *emu_obj_lookup(struct emu_ucontext *ctx,
@@ -156,12 +256,56 @@ struct emu_mr_req {
 int emu_check_mr_access(uint32_t access);
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out);
+/* The MR with this lkey, for the device's SGE checks; NULL if none. */
+struct emu_mr *emu_mr_find(uint32_t lkey);
+
+/* CQ (mana_ib_create_cq, ETH device) */
+struct emu_cq_req {
+	uint64_t user_handle;
+	uint32_t cqe, comp_vector;
+	struct emu_event_file *channel;
+};
+
+int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
+		  const struct emu_udata *uhw, struct emu_cq **out);
+
+/* WQ (mana_ib_create_wq) */
+struct emu_wq_req {
+	uint64_t user_handle;
+	uint32_t wq_type, max_wr, max_sge, flags;
+};
+
+int emu_wq_create(struct emu_pd *pd, struct emu_cq *cq,
+		  const struct emu_wq_req *req, const struct emu_udata *uhw,
+		  struct emu_wq **out);
+
+int emu_ind_tbl_create(struct emu_ucontext *ctx, uint32_t log_size,
+		       struct emu_wq **wqs, struct emu_ind_tbl **out);
+
+/* QP (mana_ib_create_qp: raw send QP, or RSS QP over a table) */
+struct emu_qp_req {
+	uint64_t user_handle;
+	uint32_t qp_type;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	uint32_t max_inline_data;
+	uint32_t create_flags;
+	struct emu_pd *pd;
+	struct emu_cq *send_cq, *recv_cq;
+	struct emu_ind_tbl *tbl;
+};
+
+int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
+		  const struct emu_udata *uhw, struct emu_qp **out);
 
 /* Doorbell page mapping (mmap of the uverbs fd) */
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 		      int prot, int flags, off_t offset, int *err);
 bool emu_mmap_tracked(void);
-void emu_munmap_notify(void *addr, size_t len);
+/* munmap() of [addr, addr + len): true if it was a doorbell page (done). */
+bool emu_munmap_doorbell(void *addr, size_t len);
+/* The live context with this serial (the trap cookie), or NULL. */
+struct emu_ucontext *emu_ucontext_find(uint64_t serial);
+uint32_t emu_ucontext_count(void);
 
 /* Test API counters */
 struct mana_emu_counts;

@@ -130,7 +130,7 @@ static int build_preload(const struct mana_emu_options *opts,
 static int setup_env(const struct mana_emu_options *opts, const char *root,
 		     const char *libdir)
 {
-	char pci[PATH_MAX + 32], norm[1024], preload[8192];
+	char pci[PATH_MAX + 32], norm[16384], preload[8192];
 
 	snprintf(pci, sizeof(pci), "%s/bus/pci/devices", root);
 	mana_emu_options_format(opts, norm, sizeof(norm));
@@ -167,6 +167,8 @@ static void set_parent_signals(void)
 	signal(SIGQUIT, SIG_IGN);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* kill -USR2 <mana-emu>: a device fatal in the command */
+	sigaction(SIGUSR2, &sa, NULL);
 }
 
 static void exec_child(char *const argv[])

@@ -32,6 +32,56 @@ int mana_emu_object_counts(struct mana_emu_counts *out);
 
 typedef int (*mana_emu_object_counts_fn)(struct mana_emu_counts *out);
 
+/*
+ * Hardware queues of the emulated device.  Ids are distinct per type, start
+ * at a nonzero base and are not reused while the queue exists.
+ */
+enum mana_emu_queue_type {
+	MANA_EMU_QUEUE_SQ = 1,
+	MANA_EMU_QUEUE_RQ = 2,
+	MANA_EMU_QUEUE_CQ = 3,
+};
+
+/*
+ * Counters: SQ frames/bytes sent, drops 0, errors = WQEs completed with an
+ * error CQE plus rejected doorbells; RQ frames/bytes delivered, drops =
+ * frames that found no posted WQE or did not fit it, errors = bad WQEs or
+ * SGEs plus rejected doorbells; CQ frames = CQEs written, drops = CQEs
+ * lost (overwritten before the consumer reached them, as learned from its
+ * CQ doorbells, or withheld by --fault=drop-cqe), errors = rejected
+ * doorbells and unwritable CQ memory.
+ */
+struct mana_emu_queue_info {
+	uint32_t type, id;
+	uint64_t buf_addr, buf_size;	/* user VA and bytes as given to the kernel */
+	uint32_t entries;		/* CQ: cqe; SQ/RQ: 0 */
+	uint32_t cq_id;			/* SQ/RQ: the CQ it completes into */
+	uint32_t port;
+	uint32_t tx_vp_offset;		/* SQ */
+	uint64_t db_page;		/* user address of the owning context's doorbell mapping, 0 if unmapped */
+	/* counters */
+	uint64_t frames, bytes, drops, errors;
+};
+
+#define MANA_EMU_QUEUE_INFO_SYM "mana_emu_queue_info"
+
+/* 0, or -ENOENT when no queue of that type has that id. */
+int mana_emu_queue_info(uint32_t type, uint32_t id,
+			struct mana_emu_queue_info *out);
+
+/* RX steering of a port's vport, as the RSS QP configured it. */
+struct mana_emu_rss_info {
+	uint32_t enabled, num_entries, default_rq;
+	uint32_t rq_ids[64];
+	uint8_t key[40];
+	uint64_t fields_mask;
+};
+
+#define MANA_EMU_RSS_INFO_SYM "mana_emu_rss_info"
+
+/* 0, or -ENOENT if no RSS QP on the port. */
+int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
+
 enum opt_kind {
 	OPT_FLAG,	/* bool field, no value */
 	OPT_UINT,	/* unsigned int field, decimal value in [min, max] */
@@ -32,13 +34,21 @@ struct opt_def {
 	size_t offset;		/* field in struct mana_emu_options */
 	unsigned long min, max;
 	const struct opt_choice *choices;
-	int (*parse)(struct mana_emu_options *opts, const char *val);
+	/* OPT_CUSTOM: 0, or -1 (generic message), or -2 (message in err) */
+	int (*parse)(struct mana_emu_options *opts, const char *val,
+		     char *err, size_t errlen);
 	int (*format)(const struct mana_emu_options *opts, char *buf,
 		      size_t len);
+	/* OPT_CUSTOM with several words or none: writes whole "--name=v" words */
+	int (*format_words)(const struct mana_emu_options *opts, char *buf,
+			    size_t len);
 	bool no_format;		/* not part of the normalised string */
 	const char *metavar;
 	const char *help;
 };
+
+#define PARSE_ERR_GENERIC (-1)
+#define PARSE_ERR_SET (-2)	/* the parser wrote its own message */
 
 static const struct opt_choice provider_choices[] = {
 	{ "ours", MANA_EMU_PROVIDER_OURS },
@@ -63,7 +73,8 @@ static int hexval(int c)
 }
 
 /* Exactly six colon-separated pairs of hex digits, unicast. */
-static int parse_mac(struct mana_emu_options *opts, const char *val)
+static int parse_mac(struct mana_emu_options *opts, const char *val,
+		     char *err, size_t errlen)
 {
 	uint8_t mac[6];
 	int i;
@@ -96,6 +107,245 @@ static int format_mac(const struct mana_emu_options *opts, char *buf,
 			m[2], m[3], m[4], m[5]);
 }
 
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Values go through the environment form, which splits on blanks and
+ * groups with quotes but has no escapes: a value may hold one kind of
+ * quote, not both.
+ */
+static int copy_value(char *dst, size_t size, const char *val,
+		      const char *name, char *err, size_t errlen)
+{
+	if (!*val) {
+		set_err(err, errlen, "--%s: empty value", name);
+		return PARSE_ERR_SET;
+	}
+	if (strlen(val) >= size) {
+		set_err(err, errlen, "--%s: value longer than %zu bytes", name,
+			size - 1);
+		return PARSE_ERR_SET;
+	}
+	if (strchr(val, '\'') && strchr(val, '"')) {
+		set_err(err, errlen, "--%s: a value cannot hold both ' and \"",
+			name);
+		return PARSE_ERR_SET;
+	}
+	memset(dst, 0, size);
+	memcpy(dst, val, strlen(val));
+	return 0;
+}
+
+/* "SPEC" for every port, or "N:SPEC" for port N (specs never start with a digit). */
+static int parse_backend(struct mana_emu_options *opts, const char *val,
+			 char *err, size_t errlen)
+{
+	char msg[200];
+	char *end;
+	unsigned long port = 0;
+	char *dst = opts->backend;
+	int ret;
+
+	if (isdigit((unsigned char)val[0])) {
+		port = strtoul(val, &end, 10);
+		if (*end != ':' || port < 1 || port > MANA_EMU_MAX_PORTS) {
+			set_err(err, errlen, "--backend: invalid value '%s' "
+				"(expected SPEC or PORT:SPEC, PORT 1..%d)",
+				val, MANA_EMU_MAX_PORTS);
+			return PARSE_ERR_SET;
+		}
+		val = end + 1;
+		dst = opts->port_backend[port - 1];
+	}
+	if (backend_spec_check(val, msg, sizeof(msg))) {
+		set_err(err, errlen, "--backend: %s", msg);
+		return PARSE_ERR_SET;
+	}
+	ret = copy_value(dst, MANA_EMU_SPEC_MAX, val, "backend", err, errlen);
+	/* the last value wins: a common spec replaces earlier overrides */
+	if (!ret && !port)
+		memset(opts->port_backend, 0, sizeof(opts->port_backend));
+	return ret;
+}
+
+static int parse_pcap(struct mana_emu_options *opts, const char *val,
+		      char *err, size_t errlen)
+{
+	return copy_value(opts->pcap, sizeof(opts->pcap), val, "pcap", err,
+			  errlen);
+}
+
+static int parse_stats(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen)
+{
+	return copy_value(opts->stats, sizeof(opts->stats), val, "stats", err,
+			  errlen);
+}
+
+static const struct {
+	const char *name;
+	size_t offset;
+} faults[] = {
+	{ "fatal-after", offsetof(struct mana_emu_options, fault_fatal_after) },
+	{ "drop-cqe", offsetof(struct mana_emu_options, fault_drop_cqe) },
+};
+
+#define FAULT_COUNT (sizeof(faults) / sizeof(faults[0]))
+
+static int parse_fault_one(struct mana_emu_options *opts, const char *item,
+			   size_t len)
+{
+	unsigned long long v;
+	char num[32], *end;
+	size_t i, n;
+
+	for (i = 0; i < FAULT_COUNT; i++) {
+		n = strlen(faults[i].name);
+		if (len > n + 1 && !strncmp(item, faults[i].name, n) &&
+		    item[n] == '=')
+			break;
+	}
+	if (i == FAULT_COUNT || len - n - 1 >= sizeof(num))
+		return -1;
+	memcpy(num, item + n + 1, len - n - 1);
+	num[len - n - 1] = 0;
+	if (!isdigit((unsigned char)num[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(num, &end, 10);
+	if (errno || *end || !v)
+		return -1;
+	*(unsigned long long *)((char *)opts + faults[i].offset) = v;
+	return 0;
+}
+
+/* Comma-separated NAME=N items; repeated --fault options add up. */
+static int parse_fault(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen)
+{
+	const char *p = val, *comma;
+	struct mana_emu_options tmp = *opts;
+
+	do {
+		comma = strchr(p, ',');
+		if (parse_fault_one(&tmp, p, comma ? (size_t)(comma - p) :
+						   strlen(p))) {
+			set_err(err, errlen, "--fault: invalid value '%s' "
+				"(expected fatal-after=N or drop-cqe=N, N >= 1, "
+				"comma separated)", val);
+			return PARSE_ERR_SET;
+		}
+		p = comma + 1;
+	} while (comma);
+	opts->fault_fatal_after = tmp.fault_fatal_after;
+	opts->fault_drop_cqe = tmp.fault_drop_cqe;
+	return 0;
+}
+
+/* Append "--name=value", quoting the value when it has blanks or quotes. */
+static void word_append(char *buf, size_t len, size_t *used,
+			const char *name, const char *val)
+{
+	char q = 0;
+	const char *c;
+	int n;
+
+	for (c = val; *c; c++)
+		if (isspace((unsigned char)*c) || *c == '\'' || *c == '"')
+			q = strchr(val, '\'') ? '"' : '\'';
+	n = q ? snprintf(buf ? buf + *used : NULL, buf ? len - *used : 0,
+			 "%s--%s=%c%s%c", *used ? " " : "", name, q, val, q) :
+		snprintf(buf ? buf + *used : NULL, buf ? len - *used : 0,
+			 "%s--%s=%s", *used ? " " : "", name, val);
+	*used += n;
+	if (buf && *used >= len)
+		*used = len - 1;
+}
+
+static int format_backend(const struct mana_emu_options *opts, char *buf,
+			  size_t len)
+{
+	char val[MANA_EMU_SPEC_MAX + 8];
+	size_t used = 0;
+	unsigned int i;
+
+	if (opts->backend[0])
+		word_append(buf, len, &used, "backend", opts->backend);
+	for (i = 0; i < MANA_EMU_MAX_PORTS; i++) {
+		if (!opts->port_backend[i][0])
+			continue;
+		snprintf(val, sizeof(val), "%u:%s", i + 1,
+			 opts->port_backend[i]);
+		word_append(buf, len, &used, "backend", val);
+	}
+	return used;
+}
+
+static int format_pcap(const struct mana_emu_options *opts, char *buf,
+		       size_t len)
+{
+	size_t used = 0;
+
+	if (opts->pcap[0])
+		word_append(buf, len, &used, "pcap", opts->pcap);
+	return used;
+}
+
+static int format_stats(const struct mana_emu_options *opts, char *buf,
+			size_t len)
+{
+	size_t used = 0;
+
+	if (opts->stats[0])
+		word_append(buf, len, &used, "stats", opts->stats);
+	return used;
+}
+
+static int format_fault(const struct mana_emu_options *opts, char *buf,
+			size_t len)
+{
+	char val[96] = "";
+	size_t used = 0, n = 0, i;
+
+	for (i = 0; i < FAULT_COUNT; i++) {
+		unsigned long long v = *(const unsigned long long *)
+			((const char *)opts + faults[i].offset);
+
+		if (v)
+			n += snprintf(val + n, sizeof(val) - n, "%s%s=%llu",
+				      n ? "," : "", faults[i].name, v);
+	}
+	if (n)
+		word_append(buf, len, &used, "fault", val);
+	return used;
+}
+
+static int parse_rx_hold(struct mana_emu_options *opts, const char *val,
+			 char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)val[0]))
+		return PARSE_ERR_GENERIC;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v > MANA_EMU_RX_HOLD_MAX)
+		return PARSE_ERR_GENERIC;
+	opts->rx_hold = v;
+	return 0;
+}
+
+/* Only when changed: the default normalised string stays short. */
+static int format_rx_hold(const struct mana_emu_options *opts, char *buf,
+			  size_t len)
+{
+	if (opts->rx_hold == MANA_EMU_RX_HOLD_DEFAULT)
+		return 0;
+	return snprintf(buf, len, "--rx-hold=%u", opts->rx_hold);
+}
+
 #define FIELD(f) offsetof(struct mana_emu_options, f)
 
 static const struct opt_def opt_table[] = {
@@ -123,6 +373,28 @@ static const struct opt_def opt_table[] = {
 	{ .name = "max-qp-wr", .kind = OPT_UINT, .offset = FIELD(max_qp_wr),
 	  .min = 64, .max = 1048576, .metavar = "N",
 	  .help = "max_qp_wr and max_cqe (64..1048576, default 8192)" },
+	{ .name = "backend", .kind = OPT_CUSTOM, .parse = parse_backend,
+	  .format_words = format_backend, .metavar = "[PORT:]SPEC",
+	  .help = "wire of every port, or of PORT: loopback (default),\n"
+		  "                                 null, socket:PATH, tap:IFNAME" },
+	{ .name = "pcap", .kind = OPT_CUSTOM, .parse = parse_pcap,
+	  .format_words = format_pcap, .metavar = "FILE",
+	  .help = "capture every port's frames to FILE (pcap)" },
+	{ .name = "stats", .kind = OPT_CUSTOM, .parse = parse_stats,
+	  .format_words = format_stats, .metavar = "FILE",
+	  .help = "write queue and port counters to FILE at exit\n"
+		  "                                 (also " MANA_EMU_ENV_STATS
+		  "=FILE)" },
+	{ .name = "rx-coalesce", .kind = OPT_FLAG, .offset = FIELD(rx_coalesce),
+	  .help = "pack up to 4 received frames per CQE (COALESCED_4)" },
+	{ .name = "rx-hold", .kind = OPT_CUSTOM, .parse = parse_rx_hold,
+	  .format_words = format_rx_hold, .metavar = "N",
+	  .help = "frames an RQ without posted WQEs holds before it\n"
+		  "                                 drops (0..65536, default 4096)" },
+	{ .name = "fault", .kind = OPT_CUSTOM, .parse = parse_fault,
+	  .format_words = format_fault, .metavar = "NAME=N[,...]",
+	  .help = "fatal-after=N: device fatal after N frames sent;\n"
+		  "                                 drop-cqe=N: withhold the Nth CQE" },
 	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
 	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
@@ -144,6 +416,7 @@ void mana_emu_options_init(struct mana_emu_options *opts)
 	opts->ports = 1;
 	memcpy(opts->mac, default_mac, sizeof(default_mac));
 	opts->max_qp_wr = 8192;
+	opts->rx_hold = MANA_EMU_RX_HOLD_DEFAULT;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -232,7 +505,9 @@ static int apply_value(struct mana_emu_options *opts,
 		}
 		break;
 	case OPT_CUSTOM:
-		ret = def->parse(opts, val);
+		ret = def->parse(opts, val, err, errlen);
+		if (ret == PARSE_ERR_SET)
+			return MANA_EMU_OPT_ERROR;
 		break;
 	}
 	if (!ret)
@@ -313,6 +588,23 @@ static int parse_one(struct mana_emu_options *opts, const char *word,
 	return apply_value(opts, def, val, err, errlen);
 }
 
+/* Options that name a port must name one that exists. */
+static int check_ports(const struct mana_emu_options *opts, char *err,
+		       size_t errlen)
+{
+	unsigned int i;
+
+	for (i = opts->ports; i < MANA_EMU_MAX_PORTS; i++) {
+		if (!opts->port_backend[i][0])
+			continue;
+		set_err(err, errlen, "--backend=%u:%s: there is no port %u "
+			"(--ports=%u)", i + 1, opts->port_backend[i], i + 1,
+			opts->ports);
+		return MANA_EMU_OPT_ERROR;
+	}
+	return 0;
+}
+
 int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,
 				char *const argv[], int *consumed, char *err,
 				size_t errlen)
@@ -336,7 +628,7 @@ int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,
 	}
 	if (consumed)
 		*consumed = i;
-	return 0;
+	return check_ports(opts, err, errlen);
 }
 
 /* Split on blanks, honouring '...' and "..." (no escapes inside). */
@@ -448,16 +740,25 @@ static void append(char *buf, size_t len, size_t *used, const char *s)
 int mana_emu_options_format(const struct mana_emu_options *opts, char *buf,
 			    size_t len)
 {
+	/* room for every per-port backend and both paths */
+	static __thread char piece[MANA_EMU_MAX_PORTS * (MANA_EMU_SPEC_MAX + 16) +
+				   2 * MANA_EMU_PATH_MAX];
 	size_t used = 0, i;
-	char piece[96];
 
 	if (buf && len)
 		buf[0] = 0;
 	for (i = 0; i < OPT_COUNT; i++) {
 		if (opt_table[i].no_format)
 			continue;
-		if (format_one(opts, &opt_table[i], piece, sizeof(piece)) <= 0)
+		if (opt_table[i].format_words) {
+			piece[0] = 0;
+			opt_table[i].format_words(opts, piece, sizeof(piece));
+			if (!piece[0])
+				continue;
+		} else if (format_one(opts, &opt_table[i], piece,
+				      sizeof(piece)) <= 0) {
 			continue;
+		}
 		if (used)
 			append(buf, len, &used, " ");
 		append(buf, len, &used, piece);
@@ -492,6 +793,15 @@ void mana_emu_options_usage(FILE *out, const char *prog)
 		"\nWithout the launcher, preload the library and give the same "
 		"options\n(except --help) in the environment variable %s.\n",
 		MANA_EMU_ENV_OPTIONS);
+}
+
+const char *mana_emu_port_backend(const struct mana_emu_options *opts,
+				  unsigned int port)
+{
+	if (port >= 1 && port <= MANA_EMU_MAX_PORTS &&
+	    opts->port_backend[port - 1][0])
+		return opts->port_backend[port - 1];
+	return opts->backend[0] ? opts->backend : "loopback";
 }
 
 void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,

@@ -14,6 +14,11 @@
 #define MANA_EMU_MAX_PORTS 8
 #define MANA_EMU_ENV_OPTIONS "MANA_EMU_OPTIONS"
 #define MANA_EMU_ENV_SYSFS "MANA_EMU_SYSFS"
+#define MANA_EMU_ENV_STATS "MANA_EMU_STATS"
+#define MANA_EMU_SPEC_MAX 128		/* "socket:" + a sun_path, "tap:" + name */
+#define MANA_EMU_PATH_MAX 1024
+#define MANA_EMU_RX_HOLD_DEFAULT 4096
+#define MANA_EMU_RX_HOLD_MAX 65536
 
 enum mana_emu_provider {
 	MANA_EMU_PROVIDER_OURS,
@@ -36,6 +41,16 @@ struct mana_emu_options {
 	unsigned int max_qp_wr;		/* also max_cqe */
 	bool verbose;
 	bool help;			/* -h/--help seen (launcher only) */
+	/* wire backends: every port, then per-port overrides ("" = unset) */
+	char backend[MANA_EMU_SPEC_MAX];
+	char port_backend[MANA_EMU_MAX_PORTS][MANA_EMU_SPEC_MAX];
+	char pcap[MANA_EMU_PATH_MAX];	/* capture of every port, "" = none */
+	char stats[MANA_EMU_PATH_MAX];	/* statistics dump at exit */
+	bool rx_coalesce;		/* CQE_RX_COALESCED_4 completions */
+	unsigned int rx_hold;		/* frames an RQ holds without WQEs */
+	/* --fault=: 0 = off */
+	unsigned long long fault_fatal_after;	/* frames transmitted */
+	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
 };
 
 /* Status codes of the parse functions (0 on success). */
@@ -73,5 +88,9 @@ void mana_emu_options_usage(FILE *out, const char *prog);
 /* MAC of port (1-based): port 1's MAC plus port - 1, carried across bytes. */
 void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,
 		       uint8_t mac[6]);
+
+/* Backend spec of port (1-based): its override, the common one, loopback. */
+const char *mana_emu_port_backend(const struct mana_emu_options *opts,
+				  unsigned int port);
 
 #endif /* MANA_EMU_OPTIONS_H */

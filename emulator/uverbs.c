@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -312,6 +313,459 @@ static int cmd_create_comp_channel(struct emu_bundle *b)
 	return ret;
 }
 
+/* ---- raw packet objects: write() commands ---------------------------------- */
+
+static int response_length(struct emu_bundle *b, size_t len)
+{
+	return b->ucore.outlen < len ? b->ucore.outlen : len;
+}
+
+/* create_cq() of the core, then mana_ib */
+static int create_cq(struct emu_bundle *b,
+		     const struct ib_uverbs_ex_create_cq *cmd)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct emu_cq_req req = {
+		.user_handle = cmd->user_handle, .cqe = cmd->cqe,
+		.comp_vector = cmd->comp_vector,
+	};
+	struct emu_ucontext *ctx;
+	struct emu_cq *cq;
+	int ret;
+
+	ctx = bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	if (cmd->comp_vector >= emu_dev.num_comp_vectors)
+		return -EINVAL;
+	if (cmd->comp_channel >= 0) {
+		req.channel = emu_event_file_get(b->file, cmd->comp_channel,
+						 false);
+		if (!req.channel)
+			return -EBADF;
+	}
+	/* no completion timestamps on MANA */
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	ret = emu_cq_create(ctx, &req, &b->uhw, &cq);
+	if (ret)
+		return ret;
+	resp.base.cq_handle = cq->obj.handle;
+	resp.base.cqe = cq->cqe;
+	resp.response_length = response_length(b, sizeof(resp));
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&cq->obj);
+	return ret;
+}
+
+static int cmd_create_cq(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_cq ex = {};
+	struct ib_uverbs_create_cq cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ex.user_handle = cmd.user_handle;
+	ex.cqe = cmd.cqe;
+	ex.comp_vector = cmd.comp_vector;
+	ex.comp_channel = cmd.comp_channel;
+	return create_cq(b, &ex);
+}
+
+static int cmd_ex_create_cq(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_cq cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask || cmd.reserved)
+		return -EINVAL;
+	return create_cq(b, &cmd);
+}
+
+static int cmd_destroy_cq(struct emu_bundle *b)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	struct ib_uverbs_destroy_cq cmd;
+	struct emu_obj *obj;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	obj = emu_obj_lookup(b->file->ctx, EMU_OBJ_CQ, cmd.cq_handle, &ret);
+	if (!obj)
+		return ret;
+	/* what the application read; libibverbs waits for it to be acked */
+	resp.comp_events_reported = ((struct emu_cq *)obj)->comp_events_reported;
+	ret = emu_obj_destroy(obj);
+	if (ret)
+		return ret;
+	return emu_response(b, &resp, sizeof(resp));
+}
+
+/* uobj_get_obj_read(): an unknown handle is EINVAL for write() commands */
+static void *lookup_read(struct emu_bundle *b, enum emu_obj_type type,
+			 uint32_t handle)
+{
+	int err;
+
+	return emu_obj_lookup(b->file->ctx, type, handle, &err);
+}
+
+static int qp_type_known(uint32_t type)
+{
+	switch (type) {
+	case IB_UVERBS_QPT_RC:
+	case IB_UVERBS_QPT_UC:
+	case IB_UVERBS_QPT_UD:
+	case IB_UVERBS_QPT_RAW_PACKET:
+	case IB_UVERBS_QPT_XRC_INI:
+	case IB_UVERBS_QPT_XRC_TGT:
+	case IB_UVERBS_QPT_DRIVER:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+#define QP_CREATE_FLAGS_WRITE                                                  \
+	(IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK | (1u << 2) |            \
+	 (1u << 3) | (1u << 4) | IB_UVERBS_QP_CREATE_SCATTER_FCS |            \
+	 IB_UVERBS_QP_CREATE_CVLAN_STRIPPING | (1u << 10) |                   \
+	 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING)
+
+/* The handles of a create_qp() command, resolved as the core does. */
+static int qp_write_objs(struct emu_bundle *b,
+			 const struct ib_uverbs_ex_create_qp *cmd,
+			 struct emu_qp_req *req)
+{
+	bool has_sq = true;
+
+	if (cmd->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {
+		req->tbl = lookup_read(b, EMU_OBJ_IND_TBL,
+				       cmd->rwq_ind_tbl_handle);
+		if (!req->tbl)
+			return -EINVAL;
+	}
+	if (req->tbl && (cmd->max_recv_wr || cmd->max_recv_sge || cmd->is_srq))
+		return -EINVAL;
+	if (req->tbl && !cmd->max_send_wr)
+		has_sq = false;
+	/* no XRC domains and no SRQs exist on this device */
+	if (cmd->qp_type == IB_UVERBS_QPT_XRC_TGT ||
+	    (cmd->is_srq && cmd->qp_type != IB_UVERBS_QPT_XRC_INI))
+		return -EINVAL;
+	if (!req->tbl && cmd->qp_type != IB_UVERBS_QPT_XRC_INI &&
+	    cmd->recv_cq_handle != cmd->send_cq_handle) {
+		req->recv_cq = lookup_read(b, EMU_OBJ_CQ, cmd->recv_cq_handle);
+		if (!req->recv_cq)
+			return -EINVAL;
+	}
+	if (has_sq)
+		req->send_cq = lookup_read(b, EMU_OBJ_CQ, cmd->send_cq_handle);
+	if (!req->tbl && cmd->qp_type != IB_UVERBS_QPT_XRC_INI &&
+	    !req->recv_cq)
+		req->recv_cq = req->send_cq;
+	req->pd = lookup_read(b, EMU_OBJ_PD, cmd->pd_handle);
+	if (!req->pd || (!req->send_cq && has_sq))
+		return -EINVAL;
+	return 0;
+}
+
+/* create_qp() of the core */
+static int create_qp(struct emu_bundle *b,
+		     const struct ib_uverbs_ex_create_qp *cmd)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct emu_qp_req req = {
+		.user_handle = cmd->user_handle, .qp_type = cmd->qp_type,
+		.max_send_wr = cmd->max_send_wr, .max_recv_wr = cmd->max_recv_wr,
+		.max_send_sge = cmd->max_send_sge,
+		.max_recv_sge = cmd->max_recv_sge,
+		.max_inline_data = cmd->max_inline_data,
+		.create_flags = cmd->create_flags,
+	};
+	struct emu_ucontext *ctx;
+	struct emu_qp *qp;
+	int ret;
+
+	ctx = bundle_ctx(b, &ret);
+	if (!ret)
+		ret = qp_type_known(cmd->qp_type);
+	if (!ret)
+		ret = qp_write_objs(b, cmd, &req);
+	if (ret)
+		return ret;
+	if (cmd->create_flags & ~QP_CREATE_FLAGS_WRITE)
+		return -EINVAL;
+	ret = emu_qp_create(ctx, &req, &b->uhw, &qp);
+	if (ret)
+		return ret;
+	resp.base.qp_handle = qp->obj.handle;
+	resp.base.qpn = qp->qp_num;
+	resp.base.max_send_wr = cmd->max_send_wr;
+	resp.base.max_recv_wr = cmd->max_recv_wr;
+	resp.base.max_send_sge = cmd->max_send_sge;
+	resp.base.max_recv_sge = cmd->max_recv_sge;
+	resp.base.max_inline_data = cmd->max_inline_data;
+	resp.response_length = response_length(b, sizeof(resp));
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&qp->obj);
+	return ret;
+}
+
+static int cmd_create_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_qp ex = {};
+	struct ib_uverbs_create_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ex.user_handle = cmd.user_handle;
+	ex.pd_handle = cmd.pd_handle;
+	ex.send_cq_handle = cmd.send_cq_handle;
+	ex.recv_cq_handle = cmd.recv_cq_handle;
+	ex.srq_handle = cmd.srq_handle;
+	ex.max_send_wr = cmd.max_send_wr;
+	ex.max_recv_wr = cmd.max_recv_wr;
+	ex.max_send_sge = cmd.max_send_sge;
+	ex.max_recv_sge = cmd.max_recv_sge;
+	ex.max_inline_data = cmd.max_inline_data;
+	ex.sq_sig_all = cmd.sq_sig_all;
+	ex.qp_type = cmd.qp_type;
+	ex.is_srq = cmd.is_srq;
+	return create_qp(b, &ex);
+}
+
+static int cmd_ex_create_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK || cmd.reserved)
+		return -EINVAL;
+	return create_qp(b, &cmd);
+}
+
+static int cmd_destroy_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct ib_uverbs_destroy_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	ret = destroy_handle(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (ret)
+		return ret;
+	/* no QP events exist here: nothing was reported */
+	return emu_response(b, &resp, sizeof(resp));
+}
+
+/* mana_ib has no query_qp/modify_qp for raw packet QPs. */
+static int qp_notsupp(struct emu_bundle *b, uint32_t handle)
+{
+	return lookup_read(b, EMU_OBJ_QP, handle) ? -EOPNOTSUPP : -EINVAL;
+}
+
+static int cmd_query_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_query_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	return ret ? ret : qp_notsupp(b, cmd.qp_handle);
+}
+
+static int cmd_modify_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_modify_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!lookup_read(b, EMU_OBJ_QP, cmd.qp_handle))
+		return -EINVAL;
+	if ((cmd.attr_mask & IBV_QP_PORT) && !emu_port_valid(cmd.port_num))
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+static int cmd_ex_modify_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_modify_qp cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	return ret ? ret : qp_notsupp(b, cmd.base.qp_handle);
+}
+
+static int cmd_ex_create_wq(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_wq_resp resp = {};
+	struct ib_uverbs_ex_create_wq cmd;
+	struct emu_wq_req req;
+	struct emu_obj *pd, *cq;
+	struct emu_wq *wq;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask)
+		return -EOPNOTSUPP;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	pd = lookup_read(b, EMU_OBJ_PD, cmd.pd_handle);
+	cq = lookup_read(b, EMU_OBJ_CQ, cmd.cq_handle);
+	if (!pd || !cq)
+		return -EINVAL;
+	req = (struct emu_wq_req){ .user_handle = cmd.user_handle,
+				   .wq_type = cmd.wq_type,
+				   .max_wr = cmd.max_wr, .max_sge = cmd.max_sge,
+				   .flags = cmd.create_flags };
+	ret = emu_wq_create((struct emu_pd *)pd, (struct emu_cq *)cq, &req,
+			    &b->uhw, &wq);
+	if (ret)
+		return ret;
+	resp.wq_handle = wq->obj.handle;
+	resp.max_wr = cmd.max_wr;
+	resp.max_sge = cmd.max_sge;
+	resp.response_length = response_length(b, sizeof(resp));
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&wq->obj);
+	return ret;
+}
+
+static int cmd_ex_destroy_wq(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_destroy_wq_resp resp = {};
+	struct ib_uverbs_ex_destroy_wq cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask)
+		return -EOPNOTSUPP;
+	resp.response_length = response_length(b, sizeof(resp));
+	ret = destroy_handle(b, EMU_OBJ_WQ, cmd.wq_handle);
+	if (ret)
+		return ret;
+	return emu_response(b, &resp, sizeof(resp));
+}
+
+static int cmd_ex_modify_wq(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_modify_wq cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!cmd.attr_mask || cmd.attr_mask > (IBV_WQ_ATTR_STATE |
+					       IBV_WQ_ATTR_CURR_STATE |
+					       IBV_WQ_ATTR_FLAGS))
+		return -EINVAL;
+	if (!lookup_read(b, EMU_OBJ_WQ, cmd.wq_handle))
+		return -EINVAL;
+	if (((cmd.attr_mask & IBV_WQ_ATTR_CURR_STATE) &&
+	     cmd.curr_wq_state > IBV_WQS_ERR) ||
+	    ((cmd.attr_mask & IBV_WQ_ATTR_STATE) && cmd.wq_state > IBV_WQS_ERR))
+		return -EINVAL;
+	return -EOPNOTSUPP;	/* mana_ib has no modify_wq */
+}
+
+/* The WQ handles follow the command: uverbs_request_next/finish(). */
+static int ind_tbl_wqs(struct emu_bundle *b, uint32_t n, struct emu_wq **wqs)
+{
+	const char *p = (const char *)b->ucore.inbuf + 8;
+	size_t need = 8 + (size_t)n * sizeof(uint32_t);
+	uint32_t i, handle;
+	int ret;
+
+	if (b->ucore.inlen < need)
+		return -ENOSPC;
+	ret = emu_user_is_cleared(p + n * sizeof(uint32_t),
+				  b->ucore.inlen - need);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EOPNOTSUPP;
+	for (i = 0; i < n; i++) {
+		if (emu_copy_from_user(&handle, p + i * sizeof(handle),
+				       sizeof(handle)))
+			return -EFAULT;
+		wqs[i] = lookup_read(b, EMU_OBJ_WQ, handle);
+		if (!wqs[i])
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_ex_create_rwq_ind_tbl(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_create_rwq_ind_table_resp resp = {};
+	struct ib_uverbs_ex_create_rwq_ind_table cmd;
+	struct emu_ind_tbl *t;
+	struct emu_wq **wqs;
+	int ret;
+
+	if (b->ucore.inlen < sizeof(cmd))
+		return -ENOSPC;
+	if (emu_copy_from_user(&cmd, b->ucore.inbuf, sizeof(cmd)))
+		return -EFAULT;
+	if (cmd.comp_mask)
+		return -EOPNOTSUPP;
+	if (cmd.log_ind_tbl_size > IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE)
+		return -EINVAL;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	wqs = calloc(1u << cmd.log_ind_tbl_size, sizeof(*wqs));
+	if (!wqs)
+		return -ENOMEM;
+	ret = ind_tbl_wqs(b, 1u << cmd.log_ind_tbl_size, wqs);
+	if (!ret)
+		ret = emu_ind_tbl_create(b->file->ctx, cmd.log_ind_tbl_size, wqs,
+					 &t);
+	free(wqs);
+	if (ret)
+		return ret;
+	resp.ind_tbl_handle = t->obj.handle;
+	resp.response_length = response_length(b, sizeof(resp));
+	ret = emu_response(b, &resp, sizeof(resp));
+	if (ret)
+		emu_obj_destroy(&t->obj);
+	return ret;
+}
+
+static int cmd_ex_destroy_rwq_ind_tbl(struct emu_bundle *b)
+{
+	struct ib_uverbs_ex_destroy_rwq_ind_table cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.comp_mask)
+		return -EOPNOTSUPP;
+	return destroy_handle(b, EMU_OBJ_IND_TBL, cmd.ind_tbl_handle);
+}
+
 #define WRITE_CMD(_cmd, _fn, _req, _resp, _udata)                              \
 	[IB_USER_VERBS_CMD_##_cmd] = {                                         \
 		.name = #_cmd, .handler = _fn, .has_udata = _udata,            \
@@ -339,17 +793,54 @@ static const struct emu_write_cmd write_cmds[IB_USER_VERBS_CMD_OPEN_QP + 1] = {
 	WRITE_CMD(CREATE_COMP_CHANNEL, cmd_create_comp_channel,
 		  struct ib_uverbs_create_comp_channel,
 		  struct ib_uverbs_create_comp_channel_resp, false),
+	WRITE_CMD(CREATE_CQ, cmd_create_cq, struct ib_uverbs_create_cq,
+		  struct ib_uverbs_create_cq_resp, true),
+	WRITE_CMD(DESTROY_CQ, cmd_destroy_cq, struct ib_uverbs_destroy_cq,
+		  struct ib_uverbs_destroy_cq_resp, false),
+	WRITE_CMD(CREATE_QP, cmd_create_qp, struct ib_uverbs_create_qp,
+		  struct ib_uverbs_create_qp_resp, true),
+	WRITE_CMD(QUERY_QP, cmd_query_qp, struct ib_uverbs_query_qp,
+		  struct ib_uverbs_query_qp_resp, false),
+	WRITE_CMD(MODIFY_QP, cmd_modify_qp, struct ib_uverbs_modify_qp,
+		  struct no_resp, false),
+	WRITE_CMD(DESTROY_QP, cmd_destroy_qp, struct ib_uverbs_destroy_qp,
+		  struct ib_uverbs_destroy_qp_resp, false),
 };
+
+/* UAPI_DEF_WRITE_IO_EX / _I_EX: minimum request and response sizes */
+#define WRITE_EX(_cmd, _fn, _req, _req_last, _resp, _resp_last)                \
+	[IB_USER_VERBS_EX_CMD_##_cmd] = {                                      \
+		.name = "EX_" #_cmd, .handler = _fn, .is_ex = true,            \
+		.req_size = OFFSETOFEND(_req, _req_last),                      \
+		.resp_size = OFFSETOFEND(_resp, _resp_last) }
+#define WRITE_I_EX(_cmd, _fn, _req, _req_last)                                 \
+	[IB_USER_VERBS_EX_CMD_##_cmd] = {                                      \
+		.name = "EX_" #_cmd, .handler = _fn, .is_ex = true,            \
+		.req_size = OFFSETOFEND(_req, _req_last) }
 
 static const struct emu_write_cmd
 	write_ex_cmds[IB_USER_VERBS_EX_CMD_MODIFY_CQ + 1] = {
-	[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = {
-		.name = "EX_QUERY_DEVICE", .handler = cmd_ex_query_device,
-		.is_ex = true,
-		.req_size = OFFSETOFEND(struct ib_uverbs_ex_query_device,
-					reserved),
-		.resp_size = OFFSETOFEND(struct ib_uverbs_ex_query_device_resp,
-					 response_length) },
+	WRITE_EX(QUERY_DEVICE, cmd_ex_query_device,
+		 struct ib_uverbs_ex_query_device, reserved,
+		 struct ib_uverbs_ex_query_device_resp, response_length),
+	WRITE_EX(CREATE_CQ, cmd_ex_create_cq, struct ib_uverbs_ex_create_cq,
+		 reserved, struct ib_uverbs_ex_create_cq_resp, response_length),
+	WRITE_EX(CREATE_QP, cmd_ex_create_qp, struct ib_uverbs_ex_create_qp,
+		 comp_mask, struct ib_uverbs_ex_create_qp_resp,
+		 response_length),
+	WRITE_EX(MODIFY_QP, cmd_ex_modify_qp, struct ib_uverbs_ex_modify_qp,
+		 base, struct ib_uverbs_ex_modify_qp_resp, response_length),
+	WRITE_EX(CREATE_WQ, cmd_ex_create_wq, struct ib_uverbs_ex_create_wq,
+		 max_sge, struct ib_uverbs_ex_create_wq_resp, wqn),
+	WRITE_EX(DESTROY_WQ, cmd_ex_destroy_wq, struct ib_uverbs_ex_destroy_wq,
+		 wq_handle, struct ib_uverbs_ex_destroy_wq_resp, reserved),
+	WRITE_I_EX(MODIFY_WQ, cmd_ex_modify_wq, struct ib_uverbs_ex_modify_wq,
+		   curr_wq_state),
+	WRITE_EX(CREATE_RWQ_IND_TBL, cmd_ex_create_rwq_ind_tbl,
+		 struct ib_uverbs_ex_create_rwq_ind_table, log_ind_tbl_size,
+		 struct ib_uverbs_ex_create_rwq_ind_table_resp, ind_tbl_num),
+	WRITE_I_EX(DESTROY_RWQ_IND_TBL, cmd_ex_destroy_rwq_ind_tbl,
+		   struct ib_uverbs_ex_destroy_rwq_ind_table, ind_tbl_handle),
 };
 
 static const struct emu_write_cmd notsupp_cmd = {
@@ -535,10 +1026,14 @@ struct emu_attr_spec {
 	uint8_t type;
 	bool mandatory;
 	bool zero_trailing;	/* longer input allowed if the tail is zero */
+	bool async;		/* SPEC_FD: async event fd, else comp channel */
 	uint16_t min_len, len;
 	uint8_t obj;		/* enum emu_obj_type for SPEC_IDR */
 	uint8_t access;
 };
+
+/* Object types this device never creates (XRCD, SRQ): lookups fail. */
+#define EMU_OBJ_NONE EMU_OBJ_TYPES
 
 #define A_PTR_IN(_id, _min, _max, _mand)                                       \
 	{ .id = _id, .type = SPEC_PTR_IN, .min_len = _min, .len = _max,        \
@@ -557,9 +1052,20 @@ struct emu_attr_spec {
 	  .mandatory = true }
 #define A_FD_NEW(_id)                                                          \
 	{ .id = _id, .type = SPEC_FD, .access = ACCESS_NEW, .mandatory = true }
+#define A_IDR_NEW(_id, _obj)                                                   \
+	{ .id = _id, .type = SPEC_IDR, .obj = _obj, .access = ACCESS_NEW,      \
+	  .mandatory = true }
+#define A_IDR_IN(_id, _obj, _mand)                                             \
+	{ .id = _id, .type = SPEC_IDR, .obj = _obj, .access = ACCESS_READ,     \
+	  .mandatory = _mand }
+#define A_FD_IN(_id, _async)                                                   \
+	{ .id = _id, .type = SPEC_FD, .access = ACCESS_READ, .async = _async }
+#define A_U32_IN(_id, _mand) A_PTR_IN(_id, 4, 4, _mand)
+#define A_U64_IN(_id, _mand) A_PTR_IN(_id, 8, 8, _mand)
+#define A_U32_OUT(_id, _mand) A_PTR_OUT(_id, 4, 4, _mand)
 
 /* Attribute ids are small except UHW_IN/OUT; they get the last slots. */
-#define ATTR_SLOTS 16
+#define ATTR_SLOTS 24
 #define SLOT_UHW_IN (ATTR_SLOTS - 2)
 #define SLOT_UHW_OUT (ATTR_SLOTS - 1)
 
@@ -570,6 +1076,7 @@ struct emu_attr {
 	uint64_t data;
 	const void *ptr;	/* inline data (our copy) or user pointer */
 	struct emu_obj *obj;
+	struct emu_event_file *ev;	/* SPEC_FD, ACCESS_READ */
 };
 
 struct emu_method;
@@ -912,6 +1419,389 @@ static const struct emu_attr_spec async_alloc_specs[] = {
 	A_FD_NEW(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE),
 };
 
+/* ---- raw packet objects: native methods ------------------------------------ */
+
+/* uverbs_copy_from(): an exact-size input attribute */
+static int call_copy_from(struct emu_call *c, unsigned int id, void *dst,
+			  size_t size)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	if (!a)
+		return -ENOENT;
+	if (size < a->len)
+		return -EINVAL;
+	return emu_copy_from_user(dst, a->ptr, size) ? -EFAULT : 0;
+}
+
+/* uverbs_copy_from_or_zero(): a shorter attribute is zero-extended */
+static int call_copy_from_or_zero(struct emu_call *c, unsigned int id,
+				  void *dst, size_t size)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	memset(dst, 0, size);
+	if (!a)
+		return 0;
+	return emu_copy_from_user(dst, a->ptr, a->len < size ? a->len : size) ?
+		       -EFAULT : 0;
+}
+
+/* The new object's handle goes back in the IDR attribute's data. */
+static int call_set_handle(struct emu_call *c, unsigned int id,
+			   uint64_t handle)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	c->uattrs[a->uidx].data = handle;
+	return emu_copy_to_user(&c->user_attrs[a->uidx].data, &handle,
+				sizeof(handle)) ? -EFAULT : 0;
+}
+
+static void *call_obj(struct emu_call *c, unsigned int id)
+{
+	struct emu_attr *a = call_attr(c, id);
+
+	return a ? a->obj : NULL;
+}
+
+static int m_cq_create(struct emu_call *c)
+{
+	struct emu_attr *ch = call_attr(c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
+	struct emu_cq_req req = { .channel = ch ? ch->ev : NULL };
+	struct emu_ucontext *ctx;
+	uint64_t flags;
+	struct emu_cq *cq;
+	int ret;
+
+	ctx = call_ctx(c, &ret);
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR,
+				     &req.comp_vector, sizeof(req.comp_vector));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_CQ_CQE, &req.cqe,
+				     sizeof(req.cqe));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_CQ_USER_HANDLE,
+				     &req.user_handle, sizeof(req.user_handle));
+	if (!ret)
+		ret = call_get_flags(c, UVERBS_ATTR_CREATE_CQ_FLAGS,
+				     IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION |
+				     IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN, &flags);
+	if (ret)
+		return ret;
+	if (req.comp_vector >= emu_dev.num_comp_vectors)
+		return -EINVAL;
+	if (flags)
+		return -EOPNOTSUPP;
+	ret = emu_cq_create(ctx, &req, &c->b.uhw, &cq);
+	if (ret)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &cq->cqe,
+			   sizeof(cq->cqe));
+	if (!ret)
+		ret = call_set_handle(c, UVERBS_ATTR_CREATE_CQ_HANDLE,
+				      cq->obj.handle);
+	if (ret)
+		emu_obj_destroy(&cq->obj);
+	return ret;
+}
+
+/* The core destroys first, then the handler reports (uobj_destroy). */
+static int m_cq_destroy(struct emu_call *c)
+{
+	struct emu_cq *cq = call_obj(c, UVERBS_ATTR_DESTROY_CQ_HANDLE);
+	struct ib_uverbs_destroy_cq_resp resp = {
+		.comp_events_reported = cq->comp_events_reported,
+	};
+	int ret;
+
+	ret = emu_obj_destroy(&cq->obj);
+	if (ret)
+		return ret;
+	return call_copy_to(c, UVERBS_ATTR_DESTROY_CQ_RESP, &resp,
+			    sizeof(resp));
+}
+
+static bool call_valid(struct emu_call *c, unsigned int id)
+{
+	return call_has_attr(c, id);
+}
+
+/* The objects of QP_CREATE, resolved as UVERBS_METHOD_QP_CREATE does. */
+static int qp_method_objs(struct emu_call *c, const struct ib_uverbs_qp_cap *cap,
+			  struct emu_qp_req *req)
+{
+	if (req->qp_type == IB_UVERBS_QPT_XRC_TGT)
+		return -ENOENT;		/* no XRC domain can exist */
+	if (call_valid(c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE) ||
+	    (call_valid(c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE) &&
+	     req->qp_type == IB_UVERBS_QPT_XRC_INI))
+		return -EINVAL;
+	req->pd = call_obj(c, UVERBS_ATTR_CREATE_QP_PD_HANDLE);
+	if (!req->pd)
+		return -ENOENT;
+	req->tbl = call_obj(c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE);
+	if (req->tbl) {
+		if (cap->max_recv_wr || cap->max_recv_sge ||
+		    call_valid(c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE) ||
+		    call_valid(c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE))
+			return -EINVAL;
+		if (!cap->max_send_wr)
+			return 0;
+		req->send_cq = call_obj(c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE);
+		return req->send_cq ? 0 : -ENOENT;
+	}
+	req->send_cq = call_obj(c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE);
+	if (!req->send_cq)
+		return -ENOENT;
+	if (req->qp_type == IB_UVERBS_QPT_XRC_INI)
+		return 0;
+	req->recv_cq = call_obj(c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	return req->recv_cq ? 0 : -ENOENT;
+}
+
+#define QP_CREATE_FLAGS_IOCTL                                                  \
+	(IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |                        \
+	 IB_UVERBS_QP_CREATE_SCATTER_FCS | IB_UVERBS_QP_CREATE_CVLAN_STRIPPING | \
+	 IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING |                          \
+	 IB_UVERBS_QP_CREATE_SQ_SIG_ALL)
+
+/* check_creation_flags() of the core */
+static int qp_method_flags(struct emu_call *c, struct emu_qp_req *req)
+{
+	uint64_t flags;
+	int ret;
+
+	ret = call_get_flags(c, UVERBS_ATTR_CREATE_QP_FLAGS,
+			     QP_CREATE_FLAGS_IOCTL, &flags);
+	if (ret)
+		return ret;
+	flags &= ~(uint64_t)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	if (flags && req->qp_type != IB_UVERBS_QPT_RAW_PACKET &&
+	    req->qp_type != IB_UVERBS_QPT_UD)
+		return -EINVAL;
+	if ((flags & (IB_UVERBS_QP_CREATE_SCATTER_FCS |
+		      IB_UVERBS_QP_CREATE_CVLAN_STRIPPING)) &&
+	    req->qp_type != IB_UVERBS_QPT_RAW_PACKET)
+		return -EINVAL;
+	req->create_flags = flags;
+	return 0;
+}
+
+static int qp_method_outputs(struct emu_call *c,
+			     const struct ib_uverbs_qp_cap *cap,
+			     struct emu_qp *qp)
+{
+	int ret;
+
+	ret = call_copy_to_struct_or_zero(c, UVERBS_ATTR_CREATE_QP_RESP_CAP,
+					  cap, sizeof(*cap));
+	if (!ret)
+		ret = call_copy_to(c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM,
+				   &qp->qp_num, sizeof(qp->qp_num));
+	if (!ret)
+		ret = call_set_handle(c, UVERBS_ATTR_CREATE_QP_HANDLE,
+				      qp->obj.handle);
+	return ret;
+}
+
+static int m_qp_create(struct emu_call *c)
+{
+	struct ib_uverbs_qp_cap cap;
+	struct emu_ucontext *ctx;
+	struct emu_qp_req req = {};
+	uint64_t type;
+	struct emu_qp *qp;
+	int ret;
+
+	ctx = call_ctx(c, &ret);
+	if (!ret)
+		ret = call_copy_from_or_zero(c, UVERBS_ATTR_CREATE_QP_CAP, &cap,
+					     sizeof(cap));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_QP_USER_HANDLE,
+				     &req.user_handle, sizeof(req.user_handle));
+	if (!ret)
+		ret = call_get_const(c, UVERBS_ATTR_CREATE_QP_TYPE, INT32_MAX,
+				     &type);
+	if (ret)
+		return ret;
+	req.qp_type = type;
+	ret = qp_type_known(req.qp_type);
+	if (!ret)
+		ret = qp_method_objs(c, &cap, &req);
+	if (!ret)
+		ret = qp_method_flags(c, &req);
+	if (ret)
+		return ret;
+	req.max_send_wr = cap.max_send_wr;
+	req.max_recv_wr = cap.max_recv_wr;
+	req.max_send_sge = cap.max_send_sge;
+	req.max_recv_sge = cap.max_recv_sge;
+	req.max_inline_data = cap.max_inline_data;
+	ret = emu_qp_create(ctx, &req, &c->b.uhw, &qp);
+	if (ret)
+		return ret;
+	ret = qp_method_outputs(c, &cap, qp);
+	if (ret)
+		emu_obj_destroy(&qp->obj);
+	return ret;
+}
+
+static int m_qp_destroy(struct emu_call *c)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	int ret;
+
+	ret = emu_obj_destroy(call_obj(c, UVERBS_ATTR_DESTROY_QP_HANDLE));
+	if (ret)
+		return ret;
+	return call_copy_to(c, UVERBS_ATTR_DESTROY_QP_RESP, &resp,
+			    sizeof(resp));
+}
+
+static int m_wq_create(struct emu_call *c)
+{
+	struct emu_pd *pd = call_obj(c, UVERBS_ATTR_CREATE_WQ_PD_HANDLE);
+	struct emu_cq *cq = call_obj(c, UVERBS_ATTR_CREATE_WQ_CQ_HANDLE);
+	struct emu_wq_req req = {};
+	uint64_t flags, type;
+	struct emu_wq *wq;
+	int ret;
+
+	ret = call_get_flags(c, UVERBS_ATTR_CREATE_WQ_FLAGS,
+			     IB_UVERBS_WQ_FLAGS_CVLAN_STRIPPING |
+			     IB_UVERBS_WQ_FLAGS_SCATTER_FCS |
+			     IB_UVERBS_WQ_FLAGS_DELAY_DROP |
+			     IB_UVERBS_WQ_FLAGS_PCI_WRITE_END_PADDING, &flags);
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_WQ_MAX_SGE,
+				     &req.max_sge, sizeof(req.max_sge));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_WQ_MAX_WR,
+				     &req.max_wr, sizeof(req.max_wr));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_CREATE_WQ_USER_HANDLE,
+				     &req.user_handle, sizeof(req.user_handle));
+	if (!ret)
+		ret = call_get_const(c, UVERBS_ATTR_CREATE_WQ_TYPE, INT32_MAX,
+				     &type);
+	if (ret)
+		return ret;
+	if (type != IBV_WQT_RQ || !cq)
+		return -EINVAL;
+	req.wq_type = type;
+	req.flags = flags;
+	ret = emu_wq_create(pd, cq, &req, &c->b.uhw, &wq);
+	if (ret)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_CREATE_WQ_RESP_MAX_WR, &req.max_wr,
+			   sizeof(req.max_wr));
+	if (!ret)
+		ret = call_copy_to(c, UVERBS_ATTR_CREATE_WQ_RESP_MAX_SGE,
+				   &req.max_sge, sizeof(req.max_sge));
+	if (!ret) {
+		uint32_t wqn = 0;	/* mana_ib never sets wq_num */
+
+		ret = call_copy_to(c, UVERBS_ATTR_CREATE_WQ_RESP_WQ_NUM, &wqn,
+				   sizeof(wqn));
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	if (!ret)
+		ret = call_set_handle(c, UVERBS_ATTR_CREATE_WQ_HANDLE,
+				      wq->obj.handle);
+	if (ret)
+		emu_obj_destroy(&wq->obj);
+	return ret;
+}
+
+static int m_wq_destroy(struct emu_call *c)
+{
+	uint32_t events = 0;
+	int ret;
+
+	ret = emu_obj_destroy(call_obj(c, UVERBS_ATTR_DESTROY_WQ_HANDLE));
+	if (ret)
+		return ret;
+	return call_copy_to(c, UVERBS_ATTR_DESTROY_WQ_RESP, &events,
+			    sizeof(events));
+}
+
+static const struct emu_attr_spec cq_create_specs[] = {
+	A_IDR_NEW(UVERBS_ATTR_CREATE_CQ_HANDLE, EMU_OBJ_CQ),
+	A_U32_IN(UVERBS_ATTR_CREATE_CQ_CQE, true),
+	A_U64_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, true),
+	A_FD_IN(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, false),
+	A_U32_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, true),
+	A_FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS, false),
+	A_U32_OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, true),
+	A_FD_IN(UVERBS_ATTR_CREATE_CQ_EVENT_FD, true),
+};
+
+static const struct emu_attr_spec cq_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_CQ_HANDLE, EMU_OBJ_CQ, ACCESS_DESTROY),
+	A_PTR_OUT(UVERBS_ATTR_DESTROY_CQ_RESP,
+		  sizeof(struct ib_uverbs_destroy_cq_resp),
+		  sizeof(struct ib_uverbs_destroy_cq_resp), true),
+};
+
+static const struct emu_attr_spec qp_create_specs[] = {
+	A_IDR_NEW(UVERBS_ATTR_CREATE_QP_HANDLE, EMU_OBJ_QP),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, EMU_OBJ_NONE, false),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_PD_HANDLE, EMU_OBJ_PD, false),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, EMU_OBJ_NONE, false),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, EMU_OBJ_CQ, false),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, EMU_OBJ_CQ, false),
+	A_IDR_IN(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, EMU_OBJ_IND_TBL,
+		 false),
+	A_U64_IN(UVERBS_ATTR_CREATE_QP_USER_HANDLE, true),
+	{ .id = UVERBS_ATTR_CREATE_QP_CAP, .type = SPEC_PTR_IN,
+	  .zero_trailing = true, .mandatory = true,
+	  .min_len = sizeof(struct ib_uverbs_qp_cap),
+	  .len = sizeof(struct ib_uverbs_qp_cap) },
+	A_CONST_IN(UVERBS_ATTR_CREATE_QP_TYPE, true),
+	A_FLAGS_IN(UVERBS_ATTR_CREATE_QP_FLAGS, false),
+	A_U32_IN(UVERBS_ATTR_CREATE_QP_SOURCE_QPN, false),
+	A_FD_IN(UVERBS_ATTR_CREATE_QP_EVENT_FD, true),
+	A_STRUCT_OUT(UVERBS_ATTR_CREATE_QP_RESP_CAP, struct ib_uverbs_qp_cap,
+		     max_inline_data, true),
+	A_U32_OUT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, true),
+};
+
+static const struct emu_attr_spec qp_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_QP_HANDLE, EMU_OBJ_QP, ACCESS_DESTROY),
+	A_PTR_OUT(UVERBS_ATTR_DESTROY_QP_RESP,
+		  sizeof(struct ib_uverbs_destroy_qp_resp),
+		  sizeof(struct ib_uverbs_destroy_qp_resp), true),
+};
+
+static const struct emu_attr_spec wq_create_specs[] = {
+	A_IDR_NEW(UVERBS_ATTR_CREATE_WQ_HANDLE, EMU_OBJ_WQ),
+	A_IDR_IN(UVERBS_ATTR_CREATE_WQ_PD_HANDLE, EMU_OBJ_PD, true),
+	A_CONST_IN(UVERBS_ATTR_CREATE_WQ_TYPE, true),
+	A_U64_IN(UVERBS_ATTR_CREATE_WQ_USER_HANDLE, true),
+	A_U32_IN(UVERBS_ATTR_CREATE_WQ_MAX_WR, true),
+	A_U32_IN(UVERBS_ATTR_CREATE_WQ_MAX_SGE, true),
+	A_FLAGS_IN(UVERBS_ATTR_CREATE_WQ_FLAGS, true),
+	A_IDR_IN(UVERBS_ATTR_CREATE_WQ_CQ_HANDLE, EMU_OBJ_CQ, false),
+	A_FD_IN(UVERBS_ATTR_CREATE_WQ_EVENT_FD, true),
+	A_U32_OUT(UVERBS_ATTR_CREATE_WQ_RESP_MAX_WR, true),
+	A_U32_OUT(UVERBS_ATTR_CREATE_WQ_RESP_MAX_SGE, true),
+	A_U32_OUT(UVERBS_ATTR_CREATE_WQ_RESP_WQ_NUM, false),
+};
+
+static const struct emu_attr_spec wq_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_WQ_HANDLE, EMU_OBJ_WQ, ACCESS_DESTROY),
+	A_U32_OUT(UVERBS_ATTR_DESTROY_WQ_RESP, true),
+};
+
+static const struct emu_attr_spec ind_tbl_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_RWQ_IND_TBL_HANDLE, EMU_OBJ_IND_TBL,
+	      ACCESS_DESTROY),
+};
+
 #define METHOD(_obj, _meth, _fn, _udata, _specs)                               \
 	{ .object = UVERBS_OBJECT_##_obj, .method = UVERBS_METHOD_##_meth,     \
 	  .name = #_obj "/" #_meth, .handler = _fn, .has_udata = _udata,       \
@@ -931,6 +1821,14 @@ static const struct emu_method methods[] = {
 	METHOD(MR, MR_DESTROY, m_destroy, false, mr_destroy_specs),
 	METHOD(ASYNC_EVENT, ASYNC_EVENT_ALLOC, m_async_event_alloc, false,
 	       async_alloc_specs),
+	METHOD(CQ, CQ_CREATE, m_cq_create, true, cq_create_specs),
+	METHOD(CQ, CQ_DESTROY, m_cq_destroy, false, cq_destroy_specs),
+	METHOD(QP, QP_CREATE, m_qp_create, true, qp_create_specs),
+	METHOD(QP, QP_DESTROY, m_qp_destroy, false, qp_destroy_specs),
+	METHOD(WQ, WQ_CREATE, m_wq_create, true, wq_create_specs),
+	METHOD(WQ, WQ_DESTROY, m_wq_destroy, false, wq_destroy_specs),
+	METHOD(RWQ_IND_TBL, RWQ_IND_TBL_DESTROY, m_destroy, false,
+	       ind_tbl_destroy_specs),
 };
 
 static const struct emu_method *find_method(unsigned int object,
@@ -1012,6 +1910,11 @@ static int process_obj(struct emu_call *c, const struct emu_attr_spec *spec,
 		/* New objects need a context; the handler creates them. */
 		call_ctx(c, &ret);
 		return ret;
+	}
+	if (spec->type == SPEC_FD) {
+		/* an fd of the wrong kind or of another file: fget() fails */
+		a->ev = emu_event_file_get(c->file, (int)ua->data, spec->async);
+		return a->ev ? 0 : -EBADF;
 	}
 	a->obj = emu_obj_lookup(c->file->ctx, spec->obj, ua->data, &ret);
 	return a->obj ? 0 : ret;

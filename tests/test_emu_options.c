@@ -17,8 +17,10 @@
 /* Expected fields after a successful parse; ANY or NULL = not checked. */
 struct expect {
 	int provider, driver_id, no_netlink, transport, ports, netdev_up;
-	int max_qp_wr, verbose, help;
+	int max_qp_wr, verbose, help, rx_coalesce, rx_hold;
+	long long fault_fatal_after, fault_drop_cqe;
 	const char *mac;
+	const char *backend, *port2_backend, *pcap, *stats;
 };
 
 enum form { BOTH, ARGV_ONLY, ENV_ONLY };
@@ -36,7 +38,8 @@ struct parse_case {
 #define W(...)                                                                 \
 	{ .provider = ANY, .driver_id = ANY, .no_netlink = ANY,                \
 	  .transport = ANY, .ports = ANY, .netdev_up = ANY, .max_qp_wr = ANY,  \
-	  .verbose = ANY, .help = ANY, __VA_ARGS__ }
+	  .verbose = ANY, .help = ANY, .rx_coalesce = ANY, .rx_hold = ANY,     \
+	  .fault_fatal_after = ANY, .fault_drop_cqe = ANY, __VA_ARGS__ }
 #define OK(_args, ...) { _args, BOTH, true, NULL, W(__VA_ARGS__) }
 #define BAD(_args, _err) { _args, BOTH, false, _err, W() }
 
@@ -113,6 +116,55 @@ static const struct parse_case cases[] = {
 	OK("-h", .help = 1),
 	OK("--help", .help = 1),
 
+	/* --backend: every port, or PORT:SPEC */
+	OK("", .backend = "", .port2_backend = "", .pcap = "", .stats = "",
+	   .rx_coalesce = 0, .rx_hold = 4096, .fault_fatal_after = 0,
+	   .fault_drop_cqe = 0),
+	OK("--backend=null", .backend = "null"),
+	OK("--backend=loopback", .backend = "loopback"),
+	OK("--backend=socket:/tmp/mana.sock", .backend = "socket:/tmp/mana.sock"),
+	OK("--backend=tap:tap7", .backend = "tap:tap7"),
+	OK("--ports=2 --backend=2:null", .backend = "", .port2_backend = "null"),
+	OK("--backend=2:null --ports=2", .port2_backend = "null"),
+	OK("--ports=2 --backend=2:null --backend=loopback", .backend = "loopback",
+	   .port2_backend = ""),
+	BAD("--backend=bogus", "--backend:"),
+	BAD("--backend=", "--backend"),
+	BAD("--backend=9:null", "PORT 1..8"),
+	BAD("--backend=0:null", "--backend"),
+	BAD("--backend=2:null", "there is no port 2"),
+	BAD("--backend=socket:", "--backend"),
+
+	/* --pcap, --stats */
+	OK("--pcap=/tmp/x.pcap", .pcap = "/tmp/x.pcap"),
+	OK("--stats=/tmp/stats.txt", .stats = "/tmp/stats.txt"),
+	BAD("--pcap=", "--pcap: empty value"),
+	BAD("--stats=", "--stats: empty value"),
+	{ "--pcap='/tmp/a b.pcap'", ENV_ONLY, true, NULL,
+	  W(.pcap = "/tmp/a b.pcap") },
+
+	/* --rx-coalesce, --rx-hold */
+	OK("--rx-coalesce", .rx_coalesce = 1),
+	BAD("--rx-coalesce=yes", "--rx-coalesce does not take a value"),
+	OK("--rx-hold=0", .rx_hold = 0),
+	OK("--rx-hold=65536", .rx_hold = 65536),
+	BAD("--rx-hold=65537", "--rx-hold: invalid value '65537'"),
+	BAD("--rx-hold=-1", "--rx-hold"),
+
+	/* --fault */
+	OK("--fault=fatal-after=10", .fault_fatal_after = 10,
+	   .fault_drop_cqe = 0),
+	OK("--fault=drop-cqe=3", .fault_drop_cqe = 3, .fault_fatal_after = 0),
+	OK("--fault=fatal-after=1,drop-cqe=2", .fault_fatal_after = 1,
+	   .fault_drop_cqe = 2),
+	OK("--fault=fatal-after=1 --fault=drop-cqe=2", .fault_fatal_after = 1,
+	   .fault_drop_cqe = 2),
+	BAD("--fault=fatal-after=0", "--fault: invalid value"),
+	BAD("--fault=fatal-after=x", "--fault"),
+	BAD("--fault=bogus=1", "--fault"),
+	BAD("--fault=drop-cqe=1,", "--fault"),
+	BAD("--fault=", "--fault"),
+
 	/* unknown options */
 	BAD("--bogus", "unknown option '--bogus'"),
 	BAD("--bogus=1", "unknown option '--bogus=1'"),
@@ -176,9 +228,25 @@ static void check_fields(const struct parse_case *c,
 	CHECK_FIELD(o, w, max_qp_wr, what);
 	CHECK_FIELD(o, w, verbose, what);
 	CHECK_FIELD(o, w, help, what);
+	CHECK_FIELD(o, w, rx_coalesce, what);
+	CHECK_FIELD(o, w, rx_hold, what);
+	CHECK(w->fault_fatal_after == ANY ||
+	      (long long)o->fault_fatal_after == w->fault_fatal_after,
+	      "%s: %s: fatal-after %llu", what, c->args, o->fault_fatal_after);
+	CHECK(w->fault_drop_cqe == ANY ||
+	      (long long)o->fault_drop_cqe == w->fault_drop_cqe,
+	      "%s: %s: drop-cqe %llu", what, c->args, o->fault_drop_cqe);
 	format_mac(o->mac, mac);
 	CHECK(!w->mac || !strcmp(mac, w->mac), "%s: %s: mac %s, want %s",
 	      what, c->args, mac, w->mac);
+	CHECK(!w->backend || !strcmp(o->backend, w->backend),
+	      "%s: %s: backend '%s'", what, c->args, o->backend);
+	CHECK(!w->port2_backend || !strcmp(o->port_backend[1], w->port2_backend),
+	      "%s: %s: port 2 backend '%s'", what, c->args, o->port_backend[1]);
+	CHECK(!w->pcap || !strcmp(o->pcap, w->pcap), "%s: %s: pcap '%s'", what,
+	      c->args, o->pcap);
+	CHECK(!w->stats || !strcmp(o->stats, w->stats), "%s: %s: stats '%s'",
+	      what, c->args, o->stats);
 }
 
 static void check_result(const struct parse_case *c, int ret,
@@ -259,9 +327,12 @@ static void test_format(void)
 		"--provider=system --driver-id=19 --no-netlink --transport=write "
 		"--ports=8 --mac=02:aa:bb:cc:dd:ee --netdev-up --max-qp-wr=64 "
 		"--verbose",
+		"--ports=3 --backend=socket:/tmp/s --backend=3:tap:t0 "
+		"--pcap='/tmp/with blank.pcap' --stats=\"/tmp/it's.txt\" "
+		"--rx-coalesce --rx-hold=7 --fault=drop-cqe=9,fatal-after=100",
 	};
 	struct mana_emu_options a, b;
-	char buf[512], err[256];
+	char buf[8192], err[256];
 	size_t i;
 	int n;
 
@@ -288,6 +359,22 @@ static void test_format(void)
 		CHECK(!memcmp(&a, &b, sizeof(a)), "round trip of '%s' via '%s'",
 		      inputs[i], buf);
 	}
+	/* a changed --rx-hold and the other new options appear, quoted */
+	mana_emu_options_init(&a);
+	CHECK(!mana_emu_options_parse_string(&a, inputs[2], err, sizeof(err)),
+	      "%s", err);
+	mana_emu_options_format(&a, buf, sizeof(buf));
+	CHECK(strstr(buf, "--backend=socket:/tmp/s --backend=3:tap:t0") &&
+	      strstr(buf, "--pcap='/tmp/with blank.pcap'") &&
+	      strstr(buf, "--stats=\"/tmp/it's.txt\"") &&
+	      strstr(buf, "--rx-hold=7") &&
+	      strstr(buf, "--fault=fatal-after=100,drop-cqe=9"),
+	      "normalised '%s'", buf);
+	CHECK(mana_emu_options_parse_string(&a, "--pcap=\"a'b\"\"c\"", err,
+					    sizeof(err)) != 0 ||
+	      !strchr(a.pcap, '"') || !strchr(a.pcap, '\''),
+	      "a value with both quotes");
+
 	mana_emu_options_init(&a);
 	a.help = true;
 	mana_emu_options_format(&a, buf, sizeof(buf));
@@ -331,7 +418,9 @@ static void test_usage(void)
 	static const char *names[] = { "--provider", "--driver-id",
 				       "--no-netlink", "--transport", "--ports",
 				       "--mac", "--netdev-up", "--max-qp-wr",
-				       "--verbose", "--help",
+				       "--backend", "--pcap", "--stats",
+				       "--rx-coalesce", "--rx-hold", "--fault",
+				       "MANA_EMU_STATS", "--verbose", "--help",
 				       "MANA_EMU_OPTIONS" };
 	size_t i;
 
