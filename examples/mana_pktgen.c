@@ -11,7 +11,7 @@
  *   each CQ               -> poll CQEs by owner bits, consume in order
  *
  * Modes: loopback (send and receive here, verify every frame), send, recv,
- * echo (return every received frame).  With mana-emu's loopback backend:
+ * echo (return every received frame), reflect (answer IPv4/UDP frames).  With mana-emu's loopback backend:
  *   mana-emu -- mana-pktgen --frames=1000000 --size=64 --flows=4 --queues=4
  */
 #include <errno.h>
@@ -46,7 +46,12 @@ static const uint8_t rss_key[MANA_RSS_KEY_LEN] = {
 #define RSS_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
 		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
 
-enum mode { MODE_LOOPBACK, MODE_SEND, MODE_RECV, MODE_ECHO };
+/*
+ * echo: return every frame unchanged; reflect: return IPv4/UDP frames to
+ * their sender (addresses and ports swapped, so checksums stay valid) and
+ * ignore everything else, e.g. to answer the Linux stack through a TAP.
+ */
+enum mode { MODE_LOOPBACK, MODE_SEND, MODE_RECV, MODE_ECHO, MODE_REFLECT };
 
 struct config {
 	enum mode mode;
@@ -311,8 +316,32 @@ static int setup_memory(struct app *a)
 	return 0;
 }
 
+/*
+ * Queue memory from the application, as DPDK does; rdma-core's libmana
+ * insists on it, ours accepts either.  Page aligned and zeroed: a CQ must
+ * start with owner bits 0, and rdma-core's libmana does not clear it.
+ */
+static void *queue_alloc(size_t size, void *data)
+{
+	void *p;
+
+	(void)data;
+	if (posix_memalign(&p, 4096, size))
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+static void queue_free(void *ptr, void *data)
+{
+	(void)data;
+	free(ptr);
+}
+
 static int setup(struct app *a)
 {
+	struct manadv_ctx_allocators alloc = { .alloc = queue_alloc,
+					       .free = queue_free };
 	struct ibv_parent_domain_init_attr pa = {
 		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
 	};
@@ -336,6 +365,9 @@ static int setup(struct app *a)
 	a->parent = ibv_alloc_parent_domain(a->ctx, &pa);
 	if (!a->parent)
 		return die("ibv_alloc_parent_domain");
+	errno = manadv_set_context_attr(a->ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS, &alloc);
+	if (errno)
+		return die("manadv_set_context_attr");
 	if (setup_memory(a))
 		return -1;
 	for (i = 0; i < a->cfg.queues; i++)
@@ -435,6 +467,30 @@ static void account_rx(struct app *a, struct rxq *q, uint32_t qi,
 	a->next_seq[flow] += a->cfg.flows;
 }
 
+/* Swap Ethernet, IPv4 and UDP source and destination; false if not IPv4/UDP. */
+static bool reflect_frame(uint8_t *f, uint32_t len)
+{
+	uint8_t tmp[6];
+	uint32_t ihl;
+
+	if (len < 42 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4 ||
+	    f[23] != IPPROTO_UDP)
+		return false;
+	ihl = (f[14] & 0xf) * 4;
+	if (len < 14 + ihl + 8)
+		return false;
+	memcpy(tmp, f, 6);
+	memcpy(f, f + 6, 6);
+	memcpy(f + 6, tmp, 6);
+	memcpy(tmp, f + 26, 4);
+	memcpy(f + 26, f + 30, 4);
+	memcpy(f + 30, tmp, 4);
+	memcpy(tmp, f + 14 + ihl, 2);
+	memcpy(f + 14 + ihl, f + 16 + ihl, 2);
+	memcpy(f + 16 + ihl, tmp, 2);
+	return true;
+}
+
 static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 {
 	struct rxq *q = &a->rx[qi];
@@ -455,6 +511,9 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 				uint32_t slot = (q->rq.consumed + i) % a->cfg.depth;
 				uint8_t *f = q->bufs + (size_t)slot * RX_BUF_SIZE;
 
+				if (a->cfg.mode == MODE_REFLECT &&
+				    !reflect_frame(f, oob.ppi[i].pkt_len))
+					continue;	/* not ours to answer */
 				account_rx(a, q, qi, f, oob.ppi[i].pkt_len);
 				if (echo && !post_tx(a, echo, f, oob.ppi[i].pkt_len))
 					q->errors++;
@@ -537,6 +596,11 @@ static bool done(const struct app *a)
 	case MODE_RECV:
 		return a->received >= a->cfg.frames;
 	case MODE_ECHO:
+	case MODE_REFLECT:
+		/* done once every answer has left */
+		for (i = 0; i < a->cfg.queues; i++)
+			if (a->tx[i].sq.completed != a->tx[i].sq.posted)
+				return false;
 		return a->cfg.frames && a->received >= a->cfg.frames;
 	}
 	return true;
@@ -561,7 +625,8 @@ static int run(struct app *a)
 		if (a->cfg.mode == MODE_LOOPBACK || a->cfg.mode == MODE_SEND)
 			progress += send_burst(a);
 		for (i = 0; i < a->cfg.queues; i++) {
-			struct txq *echo = a->cfg.mode == MODE_ECHO ? &a->tx[i] : NULL;
+			struct txq *echo = a->cfg.mode == MODE_ECHO ||
+					   a->cfg.mode == MODE_REFLECT ? &a->tx[i] : NULL;
 			uint32_t before = echo ? echo->sq.posted : 0;
 
 			ret = poll_rx(a, i, echo);
@@ -625,7 +690,7 @@ static int report(struct app *a)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mana-pktgen [--mode=loopback|send|recv|echo] [--frames=N]\n"
+		"usage: mana-pktgen [--mode=loopback|send|recv|echo|reflect] [--frames=N]\n"
 		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
 		"                   [--port=N] [--timeout=SECONDS] [--quiet]\n");
 }
@@ -672,6 +737,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 				c->mode = MODE_RECV;
 			else if (!strcmp(optarg, "echo"))
 				c->mode = MODE_ECHO;
+			else if (!strcmp(optarg, "reflect"))
+				c->mode = MODE_REFLECT;
 			else
 				goto bad;
 			break;
