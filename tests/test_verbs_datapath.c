@@ -550,6 +550,149 @@ out:
 	vt_teardown(&p);
 }
 
+/* ---- device fatal: every outstanding WR completes exactly once ---------- */
+
+#define FATAL_MAX_WR (1u << 20)
+
+static void account(uint8_t *seen, uint64_t id, uint64_t *dups)
+{
+	if (id >= FATAL_MAX_WR || seen[id]++)
+		(*dups)++;
+}
+
+static void case_fatal(void)
+{
+	struct vt_opts o = { .queues = 2, .depth = 256, .sq_sig_all = 1 };
+	uint8_t *tx_seen = calloc(FATAL_MAX_WR, 1), *rx_seen = calloc(FATAL_MAX_WR, 1);
+	uint64_t posted_tx = 0, posted_rx[2] = { 0 }, rx_done[2] = { 0 }, dups = 0;
+	uint64_t tx_ok = 0, tx_flush = 0, rx_ok = 0, rx_flush = 0, other = 0;
+	struct ibv_async_event ev;
+	struct ibv_wc wc[64];
+	bool fatal = false;
+	struct vt_port p;
+	double idle = 0;
+	unsigned int q;
+	int n, i;
+
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+	if (!p.rss || !tx_seen || !rx_seen)
+		goto out;
+	fcntl(p.ctx->async_fd, F_SETFL, fcntl(p.ctx->async_fd, F_GETFL) | O_NONBLOCK);
+
+	while (!fatal || idle < 0.5) {
+		double t0 = now();
+		bool progress = false;
+
+		for (q = 0; q < 2 && !fatal; q++) {
+			struct ibv_send_wr wr[16], *bad;
+			struct ibv_sge sge[16];
+			struct ibv_recv_wr rwr[16], *rbad;
+			struct ibv_sge rsge[16];
+			unsigned int k, nr = 0;
+
+			/* receive buffers: wr_id = queue << 19 | count */
+			while (posted_rx[q] - rx_done[q] < p.depth && nr < 16) {
+				rsge[nr] = (struct ibv_sge){ (uintptr_t)vt_rx_buf(&p, q, posted_rx[q]),
+							     VT_BUF, p.mr->lkey };
+				rwr[nr] = (struct ibv_recv_wr){ .wr_id = (uint64_t)q << 19 | posted_rx[q],
+								.sg_list = &rsge[nr], .num_sge = 1,
+								.next = NULL };
+				if (nr)
+					rwr[nr - 1].next = &rwr[nr];
+				posted_rx[q]++;
+				nr++;
+			}
+			if (nr && ibv_post_wq_recv(p.wq[q], rwr, &rbad))
+				posted_rx[q] -= nr;	/* device already dead: none posted */
+			for (k = 0; k < 16; k++) {
+				uint8_t *f = vt_tx_buf(&p, q, (unsigned int)posted_tx + k);
+
+				vt_frame(f, 64, p.sport[q], q, posted_tx + k);
+				sge[k] = (struct ibv_sge){ (uintptr_t)f, 64, p.mr->lkey };
+				wr[k] = (struct ibv_send_wr){ .wr_id = posted_tx + k, .sg_list = &sge[k],
+							      .num_sge = 1, .opcode = IBV_WR_SEND,
+							      .next = k < 15 ? &wr[k + 1] : NULL };
+			}
+			n = ibv_post_send(p.qp[q], wr, &bad);
+			if (!n)
+				posted_tx += 16;
+			else if (n == ENOMEM)
+				posted_tx += bad - wr;
+			else if (n == EIO)
+				posted_tx += bad - wr;	/* fatal noticed by another path */
+		}
+		for (q = 0; q < 2; q++) {
+			n = ibv_poll_cq(p.tx_cq[q], 64, wc);
+			for (i = 0; i < n; i++) {
+				account(tx_seen, wc[i].wr_id, &dups);
+				if (wc[i].status == IBV_WC_SUCCESS)
+					tx_ok++;
+				else if (wc[i].status == IBV_WC_WR_FLUSH_ERR)
+					tx_flush++;
+				else
+					other++;
+				progress = true;
+			}
+			n = ibv_poll_cq(p.rx_cq[q], 64, wc);
+			for (i = 0; i < n; i++) {
+				account(rx_seen, wc[i].wr_id, &dups);
+				rx_done[wc[i].wr_id >> 19]++;
+				if (wc[i].status == IBV_WC_SUCCESS)
+					rx_ok++;
+				else if (wc[i].status == IBV_WC_WR_FLUSH_ERR)
+					rx_flush++;
+				else
+					other++;
+				progress = true;
+			}
+		}
+		if (!fatal && ibv_get_async_event(p.ctx, &ev) == 0) {
+			CHECK(ev.event_type == IBV_EVENT_DEVICE_FATAL, "async event %d",
+			      ev.event_type);
+			fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+			ibv_ack_async_event(&ev);
+		}
+		if (posted_tx > FATAL_MAX_WR - 64)
+			break;
+		idle = progress ? 0 : idle + (now() - t0) + 0.001;
+		if (!progress && fatal)
+			usleep(1000);
+	}
+	CHECK(fatal, "no IBV_EVENT_DEVICE_FATAL (run with --fault=fatal-after=N)");
+	CHECK(!dups && !other, "%llu duplicate completions, %llu unexpected statuses",
+	      (unsigned long long)dups, (unsigned long long)other);
+	CHECK(tx_ok + tx_flush == posted_tx, "sends: %llu ok + %llu flushed != %llu posted",
+	      (unsigned long long)tx_ok, (unsigned long long)tx_flush,
+	      (unsigned long long)posted_tx);
+	CHECK(rx_ok + rx_flush == posted_rx[0] + posted_rx[1],
+	      "receives: %llu ok + %llu flushed != %llu posted",
+	      (unsigned long long)rx_ok, (unsigned long long)rx_flush,
+	      (unsigned long long)(posted_rx[0] + posted_rx[1]));
+	CHECK(tx_ok > 0 && tx_flush + rx_flush > 0, "traffic before, flushes after");
+	printf("fatal: %llu sends (%llu ok, %llu flushed), %llu receives (%llu ok, %llu flushed)\n",
+	       (unsigned long long)posted_tx, (unsigned long long)tx_ok,
+	       (unsigned long long)tx_flush, (unsigned long long)(posted_rx[0] + posted_rx[1]),
+	       (unsigned long long)rx_ok, (unsigned long long)rx_flush);
+	{
+		/* later posts fail cleanly */
+		struct ibv_send_wr wr, *bad;
+		struct ibv_sge sge = { (uintptr_t)vt_tx_buf(&p, 0, 0), 64, p.mr->lkey };
+
+		wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					   .opcode = IBV_WR_SEND };
+		CHECK_ERRNO(ibv_post_send(p.qp[0], &wr, &bad), EIO);
+	}
+	vt_teardown(&p);
+
+	/* close and reopen: a fresh context works */
+	o.queues = 1;
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+out:
+	vt_teardown(&p);
+	free(tx_seen);
+	free(rx_seen);
+}
+
 int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "traffic";
@@ -582,6 +725,8 @@ int main(int argc, char **argv)
 		case_channel();
 	else if (!strcmp(which, "features"))
 		case_features();
+	else if (!strcmp(which, "fatal"))
+		case_fatal();
 	else {
 		fprintf(stderr, "unknown case %s\n", which);
 		return 2;
