@@ -44,7 +44,7 @@
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
 #define LOOPBACK_BATCH	64	/* frames taken per lock in poll */
 #define RX_BURST	64	/* reads before checking for stop */
-#define SEND_WAIT_MS	2	/* bounded wait on a full peer queue */
+#define SEND_WAIT_MS	100	/* bounded wait on a full peer queue: backpressure, then drop */
 #define HELLO_MS	1000	/* a non-owner re-announces itself */
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
 

@@ -382,7 +382,8 @@ static bool device_work(void)
 	n += poll_backends();
 	n += drain_rxq();
 	coalesce_flush_all();
-	return n > 0 || dev.sq_head;
+	/* SQs with work left mean another round at once, unless fatal */
+	return n > 0 || (dev.sq_head && !dev.fatal);
 }
 
 /* Sleep until a doorbell, a frame, a signal or a stop request. */

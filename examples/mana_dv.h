@@ -62,7 +62,7 @@ static inline int mana_dv_sq_init(struct mana_dv_sq *sq, struct ibv_qp *qp,
 {
 	struct manadv_obj obj = { .qp = { .in = qp, .out = &sq->dv } };
 	struct gdma_wqe_header h = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
-	uint8_t w[GDMA_OOB_SMALL];
+	uint8_t w[GDMA_OOB_LARGE];	/* the encoder may write the long form */
 	int ret = manadv_init_obj(&obj, MANADV_OBJ_QP);
 	struct mana_tx_oob oob = {
 		.pkt_fmt = MANA_SHORT_PKT_FMT,

@@ -59,7 +59,10 @@ class GraphTest(unittest.TestCase):
         return cqs, wqs, table
 
     def _rss_attr(self, table, key=KEY, func=e.IBV_RX_HASH_FUNC_TOEPLITZ):
-        conf = RxHashConf(rx_hash_function=func, rx_hash_key_len=len(key),
+        # pyverbs' QPInitAttrEx keeps a pointer into the RxHashConf, not a
+        # reference to it: keep it alive until the QP exists
+        self.key = key
+        self.conf = conf = RxHashConf(rx_hash_function=func, rx_hash_key_len=len(key),
                           rx_hash_key=key,
                           rx_hash_fields_mask=e.IBV_RX_HASH_SRC_IPV4 |
                           e.IBV_RX_HASH_DST_IPV4 | e.IBV_RX_HASH_SRC_PORT_TCP |

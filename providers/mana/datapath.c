@@ -62,7 +62,8 @@ int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp,
 		.vsq_frame = mana_tx_vsq_frame(qp->sq_id),
 		.short_vp_offset = qp->tx_vp_offset,
 	};
-	uint8_t oob_wire[GDMA_OOB_SMALL], hdr_wire[GDMA_WQE_HDR_SIZE];
+	/* room for the long form: the encoder writes 8 or 24 bytes */
+	uint8_t oob_wire[GDMA_OOB_LARGE], hdr_wire[GDMA_WQE_HDR_SIZE];
 	size_t len;
 	int ret;
 
