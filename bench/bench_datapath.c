@@ -22,7 +22,8 @@
 #include "tests/verbs_traffic.h"
 
 #define BURST 32
-#define FRAME 64
+/* frame size: 64 bytes unless --size= says otherwise */
+static uint32_t FRAME = 64;
 
 struct qpair {
 	struct ibv_recv_wr rwr[BURST];
@@ -311,7 +312,15 @@ static double throughput(char mode, unsigned int queues, double secs)
 int main(int argc, char **argv)
 {
 	bool callgrind = argc > 1 && !strcmp(argv[1], "--callgrind");
-	int ret = 0;
+	int ret = 0, i;
+
+	for (i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--size=", 7))
+			FRAME = (uint32_t)atoi(argv[i] + 7);
+	if (FRAME < 64 || FRAME > VT_BUF) {
+		fprintf(stderr, "bench: --size must be 64..%u\n", VT_BUF);
+		return 2;
+	}
 
 	emu_quiesce = (typeof(emu_quiesce))dlsym(RTLD_DEFAULT, "mana_emu_quiesce");
 	if (callgrind) {
@@ -331,7 +340,7 @@ int main(int argc, char **argv)
 		double secs = argc > 2 ? atof(argv[2]) : 2.0;
 		unsigned int k;
 
-		if (argc > 1 && !strcmp(argv[1], "--seconds") && argc > 2)
+		if (argc > 2 && !strcmp(argv[1], "--seconds"))
 			secs = atof(argv[2]);
 		printf("%-8s %14s %14s %14s %10s %10s\n", "queues", "(a) frames/s",
 		       "(b) frames/s", "(c) frames/s", "(a)/(c)", "(b)/(c)");

@@ -55,3 +55,26 @@ awk -v a="${ir[a]}" -v b="${ir[b]}" -v c="${ir[c]}" -v n="$frames" 'BEGIN {
 echo
 echo "throughput (loopback, emulator included, ${SECS}s per cell)"
 "$EMU" -- "$BENCH" --seconds "$SECS"
+
+# 3. The emulated device itself: loopback frames/s (mana-pktgen, native) and
+#    the device thread's instructions per frame (callgrind, every mode of
+#    the profile above: 3 x 2004 bursts of 32 frames).
+echo
+echo "emulated device, loopback, 1 queue"
+printf "  %-6s %12s %14s\n" size frames/s instr/frame
+for size in 64 1500; do
+	n=200000
+	t0=$(date +%s.%N)
+	"$EMU" -- "$BUILD/bin/mana-pktgen" --frames=$n --size=$size --queues=1 --flows=1 \
+		--quiet >/dev/null
+	t1=$(date +%s.%N)
+	rm -f "$OUT"/dev.*
+	"$EMU" -- valgrind --tool=callgrind $VG_TRAP --separate-threads=yes \
+		--callgrind-out-file="$OUT/dev.%p" "$BENCH" --callgrind --size=$size \
+		>/dev/null 2>&1
+	# the device thread is the process's second thread
+	ir=$(cat "$OUT"/dev.*-02 | sed -n 's/^summary: \([0-9]*\).*/\1/p' | \
+		awk '{ s += $1 } END { print s }')
+	awk -v n=$n -v t0="$t0" -v t1="$t1" -v ir="$ir" -v m=$((3 * 2004 * 32)) -v s=$size \
+		'BEGIN { printf "  %-6s %12.0f %14.1f\n", s, n / (t1 - t0), ir / m }'
+done

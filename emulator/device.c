@@ -115,8 +115,12 @@ static struct {
 	struct coalesce coal[16];
 	unsigned int ncoal;
 	struct emu_hwq *sq_head, *sq_tail;	/* SQs with work */
+	/* rounds that found nothing to do, for mana_emu_quiesce() */
+	uint64_t idle_rounds;
+	pthread_cond_t idle;
 } dev = {
 	.stopped = PTHREAD_COND_INITIALIZER,
+	.idle = PTHREAD_COND_INITIALIZER,
 	.rxq_lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake_fd = -1,
 };
@@ -421,6 +425,10 @@ static void *device_main(void *arg)
 	pthread_mutex_lock(&emu.lock);
 	for (;;) {
 		busy = device_work();
+		if (!busy) {
+			dev.idle_rounds++;
+			pthread_cond_broadcast(&dev.idle);
+		}
 		if (device_should_exit())
 			break;
 		pthread_mutex_unlock(&emu.lock);
@@ -1418,6 +1426,35 @@ void emu_device_shutdown(void)
 		backend_close(emu_dev.ports[p - 1].vport.backend);
 		emu_dev.ports[p - 1].vport.backend = NULL;
 	}
+}
+
+/*
+ * Wait until the device has handled every doorbell rung and every frame
+ * received before the call: one whole round that found no work, begun
+ * after we took the lock.  Stores are queued before they return, so none
+ * can be missed.
+ */
+EMU_EXPORT int mana_emu_quiesce(int timeout_ms)
+{
+	struct timespec until;
+	uint64_t round;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&emu.lock);
+	round = dev.idle_rounds;
+	while (dev.running && dev.idle_rounds == round && !ret) {
+		wake();
+		ret = pthread_cond_timedwait(&dev.idle, &emu.lock, &until);
+	}
+	pthread_mutex_unlock(&emu.lock);
+	return ret ? -ETIMEDOUT : 0;
 }
 
 EMU_EXPORT int mana_emu_queue_info(uint32_t type, uint32_t id,

@@ -82,6 +82,12 @@ struct mana_emu_rss_info {
 /* 0, or -ENOENT if no RSS QP on the port. */
 int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out);
 
+/*
+ * Block until the device has processed every doorbell and frame that came
+ * before the call (benchmarks: count no empty polls).  0, or -ETIMEDOUT.
+ */
+int mana_emu_quiesce(int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif
