@@ -77,7 +77,7 @@ else
 fi
 
 # 5. TAP: the Linux stack reaches the example (UDP request, reflected reply)
-if [ "$(id -u)" -eq 0 ] && ip netns add "mana-emu-$$" 2>/dev/null; then
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/net/tun ] && ip netns add "mana-emu-$$" 2>/dev/null; then
 	cat >"$TMP/tap.sh" <<EOT
 "$EMU" --backend=tap:mtap0 --pcap="$TMP/tap.pcap" -- "$PKTGEN" --mode=reflect \
 	--frames=5 --queues=1 --timeout=10 >"$TMP/tap.out" 2>&1 &
@@ -111,7 +111,7 @@ EOT
 	fi
 	ip netns del "mana-emu-$$"
 else
-	echo "SKIP: TAP test needs root and network namespaces"
+	echo "SKIP: TAP test needs root, /dev/net/tun and network namespaces"
 fi
 
 echo "$passed passed, $failed failed"
