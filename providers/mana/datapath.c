@@ -616,6 +616,13 @@ static void rq_pop(struct mana_wq *wq, struct mana_wc *wc)
 	wq->tail_bu += e->size_bu;
 }
 
+/* IBV_WC_IP_CSUM_OK: the device verified the IP and the TCP/UDP checksum */
+static inline uint32_t rx_wc_flags(uint32_t fl)
+{
+	return ((fl & MANA_RXFL_IP_OK) && (fl & (MANA_RXFL_TCP_OK | MANA_RXFL_UDP_OK))) ?
+	       IBV_WC_IP_CSUM_OK : 0;
+}
+
 static void rx_emit(struct mana_cq *cq, struct mana_wc *wc)
 {
 	struct mana_rx_backlog *b = &cq->backlog;
@@ -627,8 +634,7 @@ static void rx_emit(struct mana_cq *cq, struct mana_wc *wc)
 	wc->byte_len = b->len[b->next++];
 	wc->vendor_err = 0;
 	wc->qp_num = cq->rx_qp_num;
-	wc->wc_flags = ((fl & MANA_RXFL_IP_OK) && (fl & (MANA_RXFL_TCP_OK | MANA_RXFL_UDP_OK))) ?
-		       IBV_WC_IP_CSUM_OK : 0;
+	wc->wc_flags = rx_wc_flags(fl);
 	wc->vlan = (fl & MANA_RXFL_VLAN_PRESENT) ? (fl & MANA_RXFL_VLAN_ID_MASK) : 0;
 }
 
@@ -699,15 +705,58 @@ static int flush_one(struct mana_cq *cq, struct mana_wc *wc)
 }
 
 /*
+ * The common receive completion: one frame, a posted buffer, no backlog.
+ * true with its WR id, length and RX flag word, or false to leave it to
+ * the general path (cq_next).
+ */
+static inline bool rx_fast(struct mana_cq *cq, uint64_t *wr_id, uint32_t *len,
+			   uint32_t *fl)
+{
+	struct mana_wq *wq = cq->rq;
+	const struct mana_rq_shadow *e;
+	const uint8_t *cqe;
+	uint32_t lap;
+
+	if (!wq || cq->backlog.next < cq->backlog.count || wq->sh_tail == wq->sh_head)
+		return false;
+	lap = cq->head / cq->count;
+	cqe = (const uint8_t *)cq->buf.addr +
+	      (size_t)(cq->head - lap * cq->count) * GDMA_CQE_SIZE;
+	if ((cqe[GDMA_CQE_SIZE - 1] >> GDMA_CQE_OWNER_SHIFT) != (lap & GDMA_OWNER_MASK))
+		return false;	/* empty or lapped: the general path decides */
+	atomic_thread_fence(memory_order_acquire);
+	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
+		return false;
+	cq->head++;
+	e = &wq->shadow[wq->sh_tail & wq->shadow_mask];
+	wq->sh_tail++;
+	wq->tail_bu += e->size_bu;
+	*wr_id = e->wr_id;
+	*len = mana_rx_fast_len(cqe, 0);
+	*fl = gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF);
+	return true;
+}
+
+/*
  * Next completion of @cq: 1 and *wc filled, 0 when there is none, -1 when
  * the owner bits show the device lapped us (completions were lost).
  */
 static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 {
 	const uint8_t *cqe;
-	uint32_t lap, owner;
+	uint32_t lap, owner, len, fl;
 	int ret;
 
+	if (rx_fast(cq, &wc->wr_id, &len, &fl)) {
+		wc->status = IBV_WC_SUCCESS;
+		wc->opcode = IBV_WC_RECV;
+		wc->byte_len = len;
+		wc->vendor_err = 0;
+		wc->qp_num = cq->rx_qp_num;
+		wc->wc_flags = rx_wc_flags(fl);
+		wc->vlan = (fl & MANA_RXFL_VLAN_PRESENT) ? (fl & MANA_RXFL_VLAN_ID_MASK) : 0;
+		return 1;
+	}
 	if (cq->backlog.next < cq->backlog.count) {
 		rx_emit(cq, wc);
 		return 1;
@@ -782,6 +831,24 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	cq_lock(cq);
 	for (n = 0; n < num_entries; n++) {
+		uint32_t len, fl;
+
+		/* the common receive completion goes straight into the WC */
+		if (rx_fast(cq, &wc[n].wr_id, &len, &fl)) {
+			wc[n].status = IBV_WC_SUCCESS;
+			wc[n].opcode = IBV_WC_RECV;
+			wc[n].vendor_err = 0;
+			wc[n].byte_len = len;
+			wc[n].qp_num = cq->rx_qp_num;
+			wc[n].src_qp = 0;
+			wc[n].wc_flags = rx_wc_flags(fl);
+			wc[n].pkey_index = 0;
+			wc[n].slid = 0;
+			wc[n].sl = 0;
+			wc[n].dlid_path_bits = 0;
+			wc[n].imm_data = 0;
+			continue;
+		}
 		ret = cq_next(cq, &c);
 		if (ret <= 0)
 			break;
