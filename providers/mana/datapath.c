@@ -336,73 +336,88 @@ static int csum_for(struct mana_qp *qp, void *first, uint32_t len, int flags,
 	return 0;
 }
 
-static int post_one_send(struct mana_qp *qp, struct ibv_send_wr *wr)
+/* IBV_SEND_INLINE: the data goes to this WQE's bounce slot. Kept apart: rare. */
+static __attribute__((noinline)) int post_inline_send(struct mana_qp *qp,
+						       struct ibv_send_wr *wr)
 {
+	struct ibv_data_buf bufs[GDMA_MAX_TX_SGE];
 	uint32_t size_bu, off, i, len;
 	uint64_t bits = 0;
 	uint8_t *ring;
 	int ret;
 
-	if (wr->opcode != IBV_WR_SEND) {
+	if (wr->num_sge <= 0 || wr->num_sge > GDMA_MAX_TX_SGE) {
+		mana_err(qp->vqp.qp.context, "inline send with %d buffers",
+			 wr->num_sge);
+		return EINVAL;
+	}
+	if (!qp->inline_buf) {
+		mana_err(qp->vqp.qp.context,
+			 "IBV_SEND_INLINE on a QP created with max_inline_data 0");
+		return EINVAL;
+	}
+	ret = sq_reserve(qp, 1, &size_bu);
+	if (ret)
+		return ret;
+	for (i = 0; i < (uint32_t)wr->num_sge; i++) {
+		bufs[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
+		bufs[i].length = wr->sg_list[i].length;
+	}
+	if (copy_inline(qp, bufs, wr->num_sge, &len)) {
+		mana_err(qp->vqp.qp.context, "inline data exceeds %u bytes",
+			 qp->max_inline_data);
+		return EINVAL;
+	}
+	ret = csum_for(qp, (void *)(uintptr_t)inline_addr(qp), len,
+		       wr->send_flags, &bits);
+	if (ret)
+		return ret;
+	ring = sq_wqe(qp, &off);
+	put_sge(ring, qp->sq_buf.size - 1, off + 16, inline_addr(qp),
+		qp->inline_mr.ibv_mr.lkey, len);
+	sq_finish_wqe(qp, 1, size_bu, bits, wr->wr_id,
+		      qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED));
+	return 0;
+}
+
+/* Errors: one log line each, out of the per-WR path. */
+static __attribute__((noinline)) int bad_send(struct mana_qp *qp,
+					       struct ibv_send_wr *wr)
+{
+	if (wr->opcode != IBV_WR_SEND)
 		mana_err(qp->vqp.qp.context, "opcode %d is not supported (SEND only)",
 			 wr->opcode);
-		return EINVAL;
-	}
-	if (wr->send_flags & ~MANA_SEND_FLAGS) {
+	else if (wr->send_flags & ~MANA_SEND_FLAGS)
 		mana_err(qp->vqp.qp.context, "unsupported send flags 0x%x",
 			 wr->send_flags);
-		return EINVAL;
-	}
-
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		struct ibv_data_buf bufs[GDMA_MAX_TX_SGE];
-
-		if (wr->num_sge <= 0 || wr->num_sge > GDMA_MAX_TX_SGE) {
-			mana_err(qp->vqp.qp.context, "inline send with %d buffers",
-				 wr->num_sge);
-			return EINVAL;
-		}
-		if (!qp->inline_buf) {
-			mana_err(qp->vqp.qp.context,
-				 "IBV_SEND_INLINE on a QP created with max_inline_data 0");
-			return EINVAL;
-		}
-		ret = sq_reserve(qp, 1, &size_bu);
-		if (ret)
-			return ret;
-		for (i = 0; i < (uint32_t)wr->num_sge; i++) {
-			bufs[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
-			bufs[i].length = wr->sg_list[i].length;
-		}
-		if (copy_inline(qp, bufs, wr->num_sge, &len)) {
-			mana_err(qp->vqp.qp.context, "inline data exceeds %u bytes",
-				 qp->max_inline_data);
-			return EINVAL;
-		}
-		ret = csum_for(qp, (void *)(uintptr_t)inline_addr(qp), len,
-			       wr->send_flags, &bits);
-		if (ret)
-			return ret;
-		ring = sq_wqe(qp, &off);
-		put_sge(ring, qp->sq_buf.size - 1, off + 16, inline_addr(qp),
-			qp->inline_mr.ibv_mr.lkey, len);
-		sq_finish_wqe(qp, 1, size_bu, bits, wr->wr_id,
-			      qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED));
-		return 0;
-	}
-
-	if (wr->num_sge <= 0 || (uint32_t)wr->num_sge > qp->max_send_sge) {
+	else
 		mana_err(qp->vqp.qp.context, "%d SGEs, the QP takes 1..%u",
 			 wr->num_sge, qp->max_send_sge);
-		return EINVAL;
-	}
+	return EINVAL;
+}
+
+static inline int post_one_send(struct mana_qp *qp, struct ibv_send_wr *wr)
+{
+	uint32_t size_bu, off, i;
+	uint64_t bits = 0;
+	uint8_t *ring;
+	int ret;
+
+	if (wr->opcode != IBV_WR_SEND || (wr->send_flags & ~MANA_SEND_FLAGS))
+		return bad_send(qp, wr);
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return post_inline_send(qp, wr);
+	if (wr->num_sge <= 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
+		return bad_send(qp, wr);
 	ret = sq_reserve(qp, wr->num_sge, &size_bu);
 	if (ret)
 		return ret;
-	ret = csum_for(qp, (void *)(uintptr_t)wr->sg_list[0].addr,
-		       wr->sg_list[0].length, wr->send_flags, &bits);
-	if (ret)
-		return ret;
+	if (wr->send_flags & IBV_SEND_IP_CSUM) {
+		ret = csum_for(qp, (void *)(uintptr_t)wr->sg_list[0].addr,
+			       wr->sg_list[0].length, wr->send_flags, &bits);
+		if (ret)
+			return ret;
+	}
 	ring = sq_wqe(qp, &off);
 	for (i = 0; i < (uint32_t)wr->num_sge; i++)
 		put_sge(ring, qp->sq_buf.size - 1, off + 16 + i * GDMA_SGE_SIZE,
