@@ -1115,8 +1115,21 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	struct mana_qp *qp = ex_to_mqp(qpx);
+	uint32_t size_bu, off;
+	uint8_t *ring;
 
-	wr_sges(ex_to_mqp(qpx), 1, &sge);
+	/* the common case inline; checksums, errors and full queues below */
+	if (!qp->wr_open || qp->wr_err || (qp->wr_pending_flags & IBV_SEND_IP_CSUM) ||
+	    sq_reserve(qp, 1, &size_bu)) {
+		wr_sges(qp, 1, &sge);
+		return;
+	}
+	qp->wr_open = false;
+	ring = sq_wqe(qp, &off);
+	put_sge(ring, qp->sq_buf.size - 1, off + 16, addr, lkey, length);
+	sq_finish_wqe(qp, 1, size_bu, 0, qp->wr_pending_id,
+		      qp->sq_sig_all || (qp->wr_pending_flags & IBV_SEND_SIGNALED));
 }
 
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
