@@ -39,6 +39,7 @@
 
 #include "backend.h"
 #include "pcap.h"
+#include "quiet_thread.h"
 
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
@@ -246,23 +247,6 @@ static void deliver(struct backend *b, const void *frame, size_t len)
 	count(&b->cnt.rx_bytes, len);
 	if (b->rx)
 		b->rx(b->rx_ctx, b->port, frame, len);
-}
-
-/* Backend threads must not take the application's asynchronous signals. */
-static int start_quiet_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	sigset_t set, old;
-	int ret;
-
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &set, &old);
-	ret = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
 }
 
 /* ---- loopback ------------------------------------------------------------ */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pcap.h"
+#include "quiet_thread.h"
 
 #define PCAP_MAGIC_USEC		0xa1b2c3d4u
 #define PCAP_LINKTYPE_ETHERNET	1
@@ -162,23 +163,6 @@ void pcap_write(struct pcap_writer *w, const void *frame, size_t len)
 	w->used += sizeof(rec) + incl;
 out:
 	pthread_mutex_unlock(&w->lock);
-}
-
-/* The flusher must not take the application's asynchronous signals. */
-static int start_quiet_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	sigset_t set, old;
-	int ret;
-
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &set, &old);
-	ret = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
 }
 
 static int writer_sync_init(struct pcap_writer *w)
