@@ -117,7 +117,8 @@ static void *worker_run(void *arg)
 	double last = now();
 	int n, i;
 
-	while (w->rx_got < w->frames && !w->errors) {
+	/* done when every frame came back and every send completed */
+	while ((w->rx_got < w->frames || w->tx_done < w->frames) && !w->errors) {
 		bool progress = false;
 		unsigned int burst;
 
