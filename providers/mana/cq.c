@@ -141,7 +141,6 @@ struct ibv_cq_ex *mana_create_cq_ex(struct ibv_context *context,
 	cq = create_cq(context, (int)attr->cqe, attr->channel, attr->comp_vector, pd);
 	if (!cq)
 		return NULL;
-	cq->ex = true;
 	cq->wc_flags_ex = attr->wc_flags;
 	cq->single_threaded = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);

@@ -110,7 +110,6 @@ struct mana_cq {
 	/* datapath */
 	pthread_spinlock_t lock;
 	bool single_threaded;
-	bool ex;			/* created with create_cq_ex */
 	uint32_t head;			/* consumer index, starts at count */
 	uint32_t rang_lap;		/* head / count at the last CQ doorbell */
 	struct mana_qp *sq_qp;		/* bound send QP, or */
@@ -193,7 +192,6 @@ struct mana_qp {
 	/* ibv_wr_* state between wr_start and wr_complete/abort */
 	uint32_t wr_start_head_bu, wr_start_sh_head;
 	int wr_err;
-	uint32_t wr_nposted;
 	int wr_pending_flags;
 	uint64_t wr_pending_id;
 	bool wr_open;			/* a wr_send awaits its data */
