@@ -658,6 +658,8 @@ static void case_fatal(void)
 			      ev.event_type);
 			fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
 			ibv_ack_async_event(&ev);
+			/* a stall before the event must not end the flush phase early */
+			progress = true;
 		}
 		if (posted_tx > FATAL_MAX_WR - 64)
 			break;

@@ -47,9 +47,6 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->count = cqe;
 	cq->cqid = UINT32_MAX;
-	/* consumer and device both start at count: lap 1, owner bits 1 */
-	cq->head = cqe;
-	cq->rang_lap = 1;
 	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
 		free(cq);
 		errno = ENOMEM;
@@ -61,6 +58,7 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 			     MANADV_RES_TYPE_CQ, &cq->buf);
 	if (ret)
 		goto err_free;
+	mana_cq_init_consumer(cq);
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));

@@ -77,29 +77,31 @@ struct mana_buf {
 struct mana_qp;
 struct mana_wq;
 
-/* One completion as the datapath decodes it, before it becomes a WC. */
+/*
+ * One completion as the datapath decodes it.  Opcode and QP number are
+ * properties of the CQ (bound to one SQ or one RQ), not of each entry.
+ */
 struct mana_wc {
 	uint64_t wr_id;
 	enum ibv_wc_status status;
-	enum ibv_wc_opcode opcode;
-	uint32_t byte_len;
 	uint32_t vendor_err;
-	uint32_t wc_flags;
-	uint16_t vlan;
-	uint32_t qp_num;
+	uint32_t byte_len;
+	uint32_t rx_flags;		/* RX OOB flag dword, 0 for sends */
 };
 
 /* The RX completion being consumed: one CQE may carry up to 4 frames. */
 struct mana_rx_backlog {
 	uint32_t flags;			/* RX OOB flag dword */
 	uint16_t len[4];
-	uint8_t next, count;
+	uint8_t next, left;		/* next frame, frames not yet polled */
 };
 
 /*
  * Locking: each queue (SQ, RQ, CQ) has its own spinlock, taken once per
  * post/poll call, so different queues never contend; it is skipped for
- * CQs created with IBV_CREATE_CQ_ATTR_SINGLE_THREADED.
+ * CQs created with IBV_CREATE_CQ_ATTR_SINGLE_THREADED.  A queue's tail
+ * moves under its CQ's lock and its head under its own: each side only
+ * reads the other's index (atomically), never writes it.
  */
 struct mana_cq {
 	struct verbs_cq vcq;
@@ -110,19 +112,36 @@ struct mana_cq {
 	/* datapath */
 	pthread_spinlock_t lock;
 	bool single_threaded;
-	uint32_t head;			/* consumer index, starts at count */
-	uint32_t rang_lap;		/* head / count at the last CQ doorbell */
+	/*
+	 * Consumer position: the next CQE, in lap @lap (both sides start at
+	 * index count: lap 1), and the owner bits (top of byte 63) it has
+	 * when new.  The index is lap * count + slot.
+	 */
+	const uint8_t *next_cqe, *end_cqe;
+	uint32_t lap;
+	uint32_t owner_bits;
+	uint32_t rang_lap;		/* lap at the last CQ doorbell */
 	struct mana_qp *sq_qp;		/* bound send QP, or */
 	struct mana_wq *rq;		/* bound receive WQ */
-	uint32_t rx_qp_num;		/* RSS QP number for receive WCs */
+	/* rq while no coalesced frames wait, else a queue that is never ready */
+	struct mana_wq *fast_rq;
+	uint32_t qp_num;		/* of the bound QP (the RSS QP for a WQ) */
+	enum ibv_wc_opcode opcode;	/* SEND or RECV, by the bound queue */
 	struct mana_rx_backlog backlog;
-	struct mana_wc cur;		/* ibv_start_poll/next_poll entry */
+	/* the entry ibv_start_poll/next_poll is on (wr_id, status: in cq_ex) */
+	struct mana_wc cur;
 	uint32_t wc_flags_ex;		/* requested IBV_WC_EX_WITH_* */
 };
 
-struct mana_rq_shadow {
+/*
+ * A WQE of a send or receive ring, kept in a side array laid out like the
+ * ring itself: the info of the WQE at ring byte X is at byte X of the
+ * array, so one offset serves both.
+ */
+struct mana_wqe_info {
 	uint64_t wr_id;
 	uint32_t size_bu;
+	uint32_t reserved[5];
 };
 
 struct mana_wq {
@@ -133,13 +152,20 @@ struct mana_wq {
 	uint32_t wqe_size;
 	uint32_t wqid;			/* UINT32_MAX until an RSS QP uses it */
 	atomic_int ind_table_refs;
-	/* datapath */
+	/*
+	 * datapath: 32-byte units; the ring holds cap_bu of them (pow2),
+	 * enough for max_wr WQEs of max_sge, so only WRs are counted.  The
+	 * poster owns head_bu and posted, the poller tail_bu and retired;
+	 * each reads the other's count, never writes it.
+	 */
 	pthread_spinlock_t lock;
-	uint32_t head_bu, tail_bu;	/* posted / completed 32-byte units */
-	struct mana_rq_shadow *shadow;	/* ring of max_wr (pow2) entries */
-	uint32_t shadow_mask;
-	uint32_t sh_head, sh_tail;
-	uint64_t hdr_template;		/* WQE header for 1 SGE */
+	uint32_t head_bu, posted;
+	uint32_t tail_bu, retired;
+	uint32_t cap_bu;
+	uint32_t ring_mask;		/* buf.size - 1 */
+	struct mana_wqe_info *wqes;	/* cap_bu entries */
+	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
+	uint64_t hdr1;			/* WQE header, 1 SGE */
 	void *db_page;
 };
 
@@ -154,11 +180,27 @@ enum mana_qp_kind {
 	MANA_QP_RAW_RSS,		/* receives on the WQs of a table */
 };
 
-struct mana_sq_shadow {
-	uint64_t wr_id;
-	uint32_t wqe_bu;		/* producer index of the WQE */
-	uint16_t size_bu;
-	uint8_t signaled;
+/* A signaled send: where it starts and its WR number. */
+struct mana_sq_signaled {
+	uint32_t start_bu;
+	uint32_t seq;
+};
+
+/*
+ * Where a send post is: the next unit, WR number and signaled-ring slot,
+ * and the WR number it must stop at (max_send_wr outstanding).  The QP's
+ * head_bu, posted and sig_head catch up when the doorbell rings.
+ */
+struct mana_sq_cursor {
+	uint32_t head, posted, sig_head, limit;
+};
+
+/* ibv_wr_* between wr_start and wr_complete/abort */
+enum mana_wr_state {
+	MANA_WR_IDLE,			/* next: wr_send */
+	MANA_WR_OPEN,			/* wr_send done, plain data expected */
+	MANA_WR_OPEN_SLOW,		/* same, flags that need the full path */
+	MANA_WR_FAILED,			/* wr_err set: complete posts nothing */
 };
 
 struct mana_qp {
@@ -175,26 +217,33 @@ struct mana_qp {
 	struct mana_rwq_ind_table *ind_table;
 	struct ibv_qp_cap cap;
 	uint8_t sq_sig_all;
-	/* send datapath */
+	/* send datapath: as the receive side of struct mana_wq */
 	pthread_spinlock_t lock;
-	uint32_t head_bu, tail_bu;
+	uint32_t head_bu, posted;
+	uint32_t tail_bu, retired;
 	uint32_t cap_bu;
-	struct mana_sq_shadow *shadow;	/* ring of pow2 >= max_send_wr */
-	uint32_t shadow_mask;
-	uint32_t sh_head, sh_tail;
-	uint64_t oob_template;		/* short TX OOB: CQ, SQ frame, vport */
+	uint32_t ring_mask;		/* sq_buf.size - 1 */
+	struct mana_wqe_info *wqes;	/* cap_bu entries */
+	/* the signaled WQEs outstanding, oldest first (sig_mask + 1 entries) */
+	struct mana_sq_signaled *sig_ring;
+	uint32_t sig_mask;
+	uint32_t sig_head, sig_tail;
 	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
+	uint64_t hdr1;			/* WQE header, 1 SGE */
+	/* TX OOB for [0] an unsignaled (unless sq_sig_all), [1] a signaled WR */
+	uint64_t oob_template[2];
 	void *db_page;
-	uint8_t *inline_buf;		/* bounce area for IBV_SEND_INLINE */
+	uint8_t *inline_buf;		/* IBV_SEND_INLINE: a slot per unit */
 	struct verbs_mr inline_mr;
 	uint32_t inline_stride;
 	bool flushing;			/* QP in ERR: poll flushes the SQ */
-	/* ibv_wr_* state between wr_start and wr_complete/abort */
-	uint32_t wr_start_head_bu, wr_start_sh_head;
-	int wr_err;
-	int wr_pending_flags;
+	/* ibv_wr_*: WQEs are built past head_bu and published by wr_complete */
+	enum mana_wr_state wr_state;
+	struct mana_sq_cursor wr_cur;
 	uint64_t wr_pending_id;
-	bool wr_open;			/* a wr_send awaits its data */
+	uint64_t wr_pending_oob;
+	int wr_pending_flags;
+	int wr_err;
 };
 
 static inline struct mana_context *to_mctx(struct ibv_context *ctx)
@@ -288,12 +337,16 @@ int mana_alloc_buf(struct mana_context *ctx, struct mana_pd *pd, size_t size,
 		   uint64_t resource_type, struct mana_buf *buf);
 void mana_free_buf(struct mana_buf *buf);
 
-/* datapath.c */
+/* send.c, recv.c, poll.c */
 int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp, struct mana_pd *pd);
 void mana_sq_fini(struct mana_qp *qp);
 int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq);
 void mana_rq_fini(struct mana_wq *wq);
 void mana_cq_init_ops(struct mana_cq *cq);
+void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp);
+void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num);
+void mana_cq_unbind(struct mana_cq *cq);
+void mana_cq_init_consumer(struct mana_cq *cq);
 void mana_qp_init_ex_ops(struct mana_qp *qp);
 int mana_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);

@@ -179,7 +179,7 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 		goto err_buf;
 	}
 	atomic_store(&cq->bound, true);
-	cq->sq_qp = qp;
+	mana_cq_bind_sq(cq, qp);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		mana_qp_init_ex_ops(qp);
 	if (pd->protection_domain)
@@ -339,8 +339,7 @@ static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
 
 		wq->wqid = resp->drv.entries[i].wqid;
 		cq->cqid = resp->drv.entries[i].cqid;
-		cq->rx_qp_num = qp->vqp.qp.qp_num;
-		cq->rq = wq;
+		mana_cq_bind_rq(cq, wq, qp->vqp.qp.qp_num);
 		atomic_store(&cq->bound, true);
 	}
 	if (pd->protection_domain)
@@ -411,7 +410,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 	/* the hardware queues are gone: ids no longer mean anything */
 	if (qp->kind == MANA_QP_RAW_SQ) {
 		qp->send_cq->cqid = UINT32_MAX;
-		qp->send_cq->sq_qp = NULL;
+		mana_cq_unbind(qp->send_cq);
 		atomic_store(&qp->send_cq->bound, false);
 		mana_sq_fini(qp);
 	} else {
@@ -421,7 +420,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 
 			wq->wqid = UINT32_MAX;
 			cq->cqid = UINT32_MAX;
-			cq->rq = NULL;
+			mana_cq_unbind(cq);
 			atomic_store(&cq->bound, false);
 		}
 	}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the three halves of the verbs datapath share: send.c (ibv_post_send,
+ * ibv_wr_*), recv.c (ibv_post_wq_recv) and poll.c (ibv_poll_cq, extended
+ * CQs, arming, the fatal flush).
+ *
+ * Rings are counted in 32-byte basic units (BU).  A WQE's info (WR id and
+ * size) is filed under the unit it starts at, so every index is a mask of
+ * a free-running counter and no separate per-WR counter is needed.
+ */
+#ifndef MANA_DATAPATH_H
+#define MANA_DATAPATH_H
+
+#include "mana.h"
+#include "gdma.h"
+
+#define mana_likely(x) __builtin_expect(!!(x), 1)
+#define mana_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Flags every send path accepts; SOLICITED and FENCE mean nothing here. */
+#define MANA_SEND_FLAGS (IBV_SEND_SIGNALED | IBV_SEND_INLINE | \
+			 IBV_SEND_IP_CSUM | IBV_SEND_SOLICITED | IBV_SEND_FENCE)
+/* Flags the one-SGE fast paths handle themselves. */
+#define MANA_SEND_FAST_FLAGS (IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+			      IBV_SEND_FENCE)
+
+/* Units of a WQE: header, 8-byte OOB, @nsge SGEs. */
+static inline uint32_t mana_wqe_units(uint32_t nsge)
+{
+	return (GDMA_WQE_HDR_SIZE + GDMA_OOB_SMALL + GDMA_SGE_SIZE * nsge +
+		GDMA_WQE_BU_SIZE - 1) / GDMA_WQE_BU_SIZE;
+}
+
+static inline uint64_t mana_wqe_hdr(uint64_t hdr_template, uint32_t nsge)
+{
+	return hdr_template | (uint64_t)nsge << GDMA_WQE_HDR_NUM_SGE_SHIFT;
+}
+
+/* An SGE at byte @off of a ring; 16 bytes at a 16-byte offset never wrap. */
+static inline void mana_put_sge(uint8_t *ring, uint32_t ring_mask, uint32_t off,
+				uint64_t addr, uint32_t lkey, uint32_t len)
+{
+	uint8_t *p = ring + (off & ring_mask);
+
+	gdma_st64(p, addr);
+	gdma_st64(p + 8, (uint64_t)lkey | (uint64_t)len << 32);
+}
+
+/* A WQE of one SGE at ring byte @off: one basic unit, never wrapping. */
+static inline void mana_put_wqe1(uint8_t *ring, uint32_t off, uint64_t hdr,
+				 uint64_t oob, uint64_t addr, uint32_t lkey,
+				 uint32_t len)
+{
+	uint8_t *p = ring + off;
+
+	gdma_st64(p, hdr);
+	gdma_st64(p + 8, oob);
+	gdma_st64(p + 16, addr);
+	gdma_st64(p + 24, (uint64_t)lkey | (uint64_t)len << 32);
+}
+
+_Static_assert(sizeof(struct mana_wqe_info) == GDMA_WQE_BU_SIZE,
+	       "WQE info mirrors the ring unit for unit");
+
+/* The info of the WQE at ring byte offset @off (already masked). */
+static inline struct mana_wqe_info *mana_wqe_info_at(struct mana_wqe_info *wqes,
+						     uint32_t off)
+{
+	return (struct mana_wqe_info *)((uint8_t *)wqes + off);
+}
+
+static inline uint32_t mana_ring_off(uint32_t bu, uint32_t ring_mask)
+{
+	return (bu * GDMA_WQE_BU_SIZE) & ring_mask;
+}
+
+/* Indexes written under one lock and read under another. */
+static inline uint32_t mana_load_index(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void mana_store_index(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void mana_ring_doorbell(void *db_page, uint32_t offset,
+				      uint64_t value)
+{
+	/* WQEs and CQ consumption must be visible before the device looks */
+	atomic_thread_fence(memory_order_release);
+	*(volatile uint64_t *)((uint8_t *)db_page + offset) = value;
+}
+
+static inline bool mana_ctx_fatal(struct ibv_context *ibctx)
+{
+	return atomic_load_explicit(&to_mctx(ibctx)->fatal, memory_order_relaxed);
+}
+
+/* EIO, with one log line per context. */
+int mana_fatal_error(struct ibv_context *ibctx);
+
+uint32_t mana_roundup_pow2(uint32_t v);
+
+#endif /* MANA_DATAPATH_H */

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completion half of the verbs datapath: ibv_poll_cq, the extended
+ * CQ (ibv_start_poll and friends), CQ arming and the device-fatal flush.
+ *
+ * A CQ serves exactly one SQ or one RQ (the kernel binds it), so opcode
+ * and QP number are the CQ's.  A plain one-frame receive completion takes
+ * the fast path (rx_fast); everything else (sends, coalesced frames,
+ * errors, empty or lapped rings, the flush) the general one (cq_next).
+ */
+#include <string.h>
+
+#include "datapath.h"
+
+/*
+ * What fast_rq points to when the fast path must not run: it has retired
+ * all it posted (nothing), so rx_fast sees no posted buffer and steps aside, and no
+ * NULL test is needed on the fast path.
+ */
+static struct mana_wq never_ready;
+
+/* Consumer and device both start at index count: lap 1, owner bits 1. */
+void mana_cq_init_consumer(struct mana_cq *cq)
+{
+	cq->next_cqe = cq->buf.addr;
+	cq->end_cqe = (const uint8_t *)cq->buf.addr + (size_t)cq->count * GDMA_CQE_SIZE;
+	cq->lap = 1;
+	cq->rang_lap = 1;
+	cq->owner_bits = 1u << GDMA_CQE_OWNER_SHIFT;
+	cq->fast_rq = &never_ready;
+}
+
+static uint32_t cq_index(const struct mana_cq *cq)
+{
+	return cq->lap * cq->count +
+	       (uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
+}
+
+void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp)
+{
+	cq->rq = NULL;
+	cq->fast_rq = &never_ready;
+	cq->qp_num = qp->vqp.qp.qp_num;
+	cq->opcode = IBV_WC_SEND;
+	cq->sq_qp = qp;
+}
+
+void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num)
+{
+	cq->sq_qp = NULL;
+	cq->qp_num = qp_num;
+	cq->opcode = IBV_WC_RECV;
+	cq->rq = wq;
+	cq->fast_rq = cq->backlog.left ? &never_ready : wq;
+}
+
+void mana_cq_unbind(struct mana_cq *cq)
+{
+	cq->sq_qp = NULL;
+	cq->rq = NULL;
+	cq->fast_rq = &never_ready;
+}
+
+/* ---- decoding completions ---------------------------------------------- */
+
+static enum ibv_wc_status tx_error_status(uint8_t type)
+{
+	switch (type) {
+	case CQE_TX_MTU_DROP:
+		return IBV_WC_LOC_LEN_ERR;
+	case CQE_TX_HDR_PROCESSING_ERROR:
+		return IBV_WC_LOC_PROT_ERR;
+	case CQE_TX_INVALID_OOB:
+	case CQE_TX_INVALID_ETH_TYPE:
+	case CQE_TX_SA_DROP:
+	case CQE_TX_VLAN_TAGGING_VIOLATION:
+		return IBV_WC_LOC_QP_OP_ERR;
+	default:
+		return IBV_WC_GENERAL_ERR;
+	}
+}
+
+static uint32_t cqe_vendor_err(const uint8_t *cqe, uint8_t type)
+{
+	return gdma_ld32(cqe) >> 8 ? gdma_ld32(cqe) >> 8 : type;
+}
+
+static void wc_set(struct mana_wc *wc, uint64_t wr_id, enum ibv_wc_status st,
+		   uint32_t vendor_err)
+{
+	wc->wr_id = wr_id;
+	wc->status = st;
+	wc->vendor_err = vendor_err;
+	wc->byte_len = 0;
+	wc->rx_flags = 0;
+}
+
+/* Retire the send WQE at the tail, and its signaled-ring entry if any. */
+static uint64_t sq_retire(struct mana_qp *qp)
+{
+	const struct mana_wqe_info *e =
+		mana_wqe_info_at(qp->wqes, mana_ring_off(qp->tail_bu, qp->ring_mask));
+	uint32_t sig_head = mana_load_index(&qp->sig_head);
+	uint32_t retired = qp->retired + 1;
+
+	qp->tail_bu += e->size_bu;
+	while (qp->sig_tail != sig_head &&
+	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq - retired) < 0)
+		qp->sig_tail++;
+	mana_store_index(&qp->retired, retired);
+	return e->wr_id;
+}
+
+static bool sq_idle(struct mana_qp *qp)
+{
+	return qp->retired == mana_load_index(&qp->posted);
+}
+
+/*
+ * Does the error CQE's WQE offset (bytes or units into the ring) name the
+ * WQE at unit @bu?
+ */
+static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
+{
+	uint32_t bytes = (bu * GDMA_WQE_BU_SIZE) & qp->ring_mask;
+
+	return off == bytes || off == (bu & (qp->cap_bu - 1));
+}
+
+/*
+ * A send error: errors always complete, signaled or not, so the WQE may be
+ * an unsignaled one behind others that succeeded silently (up to the first
+ * signaled WQE, whose own completion would have come first).  The CQE's
+ * WQE offset picks it; without a match, the oldest outstanding one.  Those
+ * before it are retired without a completion.
+ */
+static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
+{
+	uint32_t off = gdma_ld32(cqe + MANA_TXCOMP_WQE_DW_OFF) >> MANA_TXCOMP_WQE_SHIFT;
+	uint32_t posted = mana_load_index(&qp->posted), first_sig = posted;
+	uint32_t pos = qp->tail_bu, n = qp->retired;
+
+	if (qp->sig_tail != mana_load_index(&qp->sig_head))
+		first_sig = qp->sig_ring[qp->sig_tail & qp->sig_mask].seq;
+	for (; n != posted; n++) {
+		if (tx_error_matches(qp, pos, off)) {
+			qp->tail_bu = pos;
+			mana_store_index(&qp->retired, n);
+			return;
+		}
+		if (n == first_sig)
+			return;
+		pos += mana_wqe_info_at(qp->wqes, mana_ring_off(pos, qp->ring_mask))->size_bu;
+	}
+}
+
+static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
+			 struct mana_wc *wc)
+{
+	struct mana_qp *qp = cq->sq_qp;
+	uint8_t type = mana_cqe_fast_type(cqe);
+	struct mana_sq_signaled sig;
+
+	if (sq_idle(qp))
+		return 0;	/* nothing outstanding: a stray CQE */
+	if (type == CQE_TX_OKAY) {
+		/* the oldest signaled WQE; those before it succeeded silently */
+		if (qp->sig_tail == mana_load_index(&qp->sig_head))
+			return 0;
+		sig = qp->sig_ring[qp->sig_tail & qp->sig_mask];
+		qp->tail_bu = sig.start_bu;
+		mana_store_index(&qp->retired, sig.seq);
+		wc_set(wc, sq_retire(qp), IBV_WC_SUCCESS, 0);
+		return 1;
+	}
+	tx_error_skip(qp, cqe);
+	wc_set(wc, sq_retire(qp), tx_error_status(type), cqe_vendor_err(cqe, type));
+	return 1;
+}
+
+static uint64_t rq_retire(struct mana_wq *wq)
+{
+	const struct mana_wqe_info *e =
+		mana_wqe_info_at(wq->wqes, mana_ring_off(wq->tail_bu, wq->ring_mask));
+
+	wq->tail_bu += e->size_bu;
+	mana_store_index(&wq->retired, wq->retired + 1);
+	return e->wr_id;
+}
+
+static bool rq_idle(struct mana_wq *wq)
+{
+	return wq->retired == mana_load_index(&wq->posted);
+}
+
+static void rx_emit(struct mana_cq *cq, struct mana_wc *wc)
+{
+	struct mana_rx_backlog *b = &cq->backlog;
+
+	wc_set(wc, rq_retire(cq->rq), IBV_WC_SUCCESS, 0);
+	wc->byte_len = b->len[b->next++];
+	wc->rx_flags = b->flags;
+	if (!--b->left)
+		cq->fast_rq = cq->rq;	/* nothing held back any more */
+}
+
+static int rx_completion(struct mana_cq *cq, const uint8_t *cqe,
+			 struct mana_wc *wc)
+{
+	struct mana_wq *wq = cq->rq;
+	uint8_t type = mana_cqe_fast_type(cqe);
+	struct mana_rx_backlog *b = &cq->backlog;
+	unsigned int i;
+
+	if (rq_idle(wq))
+		return 0;	/* no posted buffer: a stray CQE */
+	switch (type) {
+	case CQE_RX_OKAY:
+	case CQE_RX_COALESCED_4:
+		b->flags = gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF);
+		b->next = 0;
+		b->left = 0;
+		for (i = 0; i < (type == CQE_RX_OKAY ? 1u : 4u); i++) {
+			b->len[i] = mana_rx_fast_len(cqe, i);
+			if (!b->len[i])
+				break;
+			b->left++;
+		}
+		if (!b->left)
+			return 0;
+		cq->fast_rq = &never_ready;	/* the held-back frames go first */
+		rx_emit(cq, wc);
+		return 1;
+	case CQE_RX_OBJECT_FENCE:
+		return 0;
+	default:
+		wc_set(wc, rq_retire(wq),
+		       type == CQE_RX_TRUNCATED ? IBV_WC_LOC_LEN_ERR : IBV_WC_GENERAL_ERR,
+		       cqe_vendor_err(cqe, type));
+		return 1;
+	}
+}
+
+/* After a device fatal or a QP in ERR: every outstanding WR, flushed once. */
+static int flush_one(struct mana_cq *cq, struct mana_wc *wc)
+{
+	if (cq->sq_qp) {
+		if (sq_idle(cq->sq_qp))
+			return 0;
+		wc_set(wc, sq_retire(cq->sq_qp), IBV_WC_WR_FLUSH_ERR, 0);
+		return 1;
+	}
+	if (cq->rq && !rq_idle(cq->rq)) {
+		wc_set(wc, rq_retire(cq->rq), IBV_WC_WR_FLUSH_ERR, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* Owner bits of a raw CQE, in place (top 3 bits of byte 63). */
+static inline uint32_t cqe_owner_bits(const uint8_t *cqe)
+{
+	return cqe[GDMA_CQE_SIZE - 1] & (GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT);
+}
+
+/* Past the CQE at the consumer index; a new lap expects new owner bits. */
+static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
+{
+	cqe += GDMA_CQE_SIZE;
+	if (mana_unlikely(cqe == cq->end_cqe)) {
+		cqe = cq->buf.addr;
+		cq->lap++;
+		cq->owner_bits = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+	}
+	cq->next_cqe = cqe;
+}
+
+/*
+ * The common receive completion: one frame for a posted buffer, nothing
+ * held back.  Its CQE (the WR id in *wr_id), or NULL to leave it to
+ * cq_next.
+ */
+static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
+{
+	const uint8_t *cqe = cq->next_cqe;
+	const struct mana_wqe_info *e;
+	struct mana_wq *wq;
+	uint32_t retired;
+
+	if (cqe_owner_bits(cqe) != cq->owner_bits)
+		return NULL;	/* empty or lapped: cq_next decides */
+	atomic_thread_fence(memory_order_acquire);
+	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
+		return NULL;
+	wq = cq->fast_rq;
+	retired = wq->retired;
+	if (retired == mana_load_index(&wq->posted))
+		return NULL;
+	e = mana_wqe_info_at(wq->wqes, mana_ring_off(wq->tail_bu, wq->ring_mask));
+	*wr_id = e->wr_id;
+	wq->tail_bu += e->size_bu;
+	mana_store_index(&wq->retired, retired + 1);
+	cq_advance(cq, cqe);
+	return cqe;
+}
+
+/*
+ * Next completion of @cq: 1 and *wc filled, 0 when there is none, -1 when
+ * the owner bits show the device lapped us (completions were lost).
+ */
+static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
+{
+	const uint32_t lap_bit = 1u << GDMA_CQE_OWNER_SHIFT;
+	const uint32_t all = GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT;
+	const uint8_t *cqe;
+	uint32_t owner;
+	int ret;
+
+	if (cq->backlog.left) {
+		rx_emit(cq, wc);
+		return 1;
+	}
+	for (;;) {
+		cqe = cq->next_cqe;
+		owner = cqe_owner_bits(cqe);
+		if (owner == ((cq->owner_bits - lap_bit) & all)) {
+			/* empty: a dead device or a QP in error flushes the rest */
+			if ((cq->sq_qp && cq->sq_qp->flushing) ||
+			    mana_ctx_fatal(cq->vcq.cq.context))
+				return flush_one(cq, wc);
+			return 0;
+		}
+		if (owner != cq->owner_bits)
+			return -1;
+		atomic_thread_fence(memory_order_acquire);
+		cq_advance(cq, cqe);
+		if (cq->sq_qp)
+			ret = tx_completion(cq, cqe, wc);
+		else if (cq->rq)
+			ret = rx_completion(cq, cqe, wc);
+		else
+			ret = 0;	/* unbound CQ: nothing to report */
+		if (ret)
+			return ret;
+	}
+}
+
+static void cq_lock(struct mana_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static void cq_unlock(struct mana_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
+/* Tell the device how far we got: it must hear from us every 8 laps. */
+static void cq_doorbell(struct mana_cq *cq, bool arm)
+{
+	struct mana_context *ctx = to_mctx(cq->vcq.cq.context);
+	uint64_t tail = cq_index(cq) % (cq->count << 3);
+
+	mana_ring_doorbell(ctx->db_page, GDMA_DB_OFF_CQ,
+			   (uint64_t)cq->cqid | tail << 32 | (uint64_t)arm << 63);
+	cq->rang_lap = cq->lap;
+}
+
+static void cq_maybe_ring(struct mana_cq *cq)
+{
+	if (cq->lap - cq->rang_lap >= 4 && cq->cqid != UINT32_MAX &&
+	    to_mctx(cq->vcq.cq.context)->db_page)
+		cq_doorbell(cq, false);
+}
+
+static void overflow_error(struct mana_cq *cq)
+{
+	mana_err(cq->vcq.cq.context,
+		 "CQ %u overflowed: the device wrote over completions not yet polled",
+		 cq->cqid);
+}
+
+/* IBV_WC_IP_CSUM_OK: the device verified the IP and the TCP/UDP checksum */
+static inline uint32_t rx_wc_flags(uint32_t fl)
+{
+	return ((fl & MANA_RXFL_IP_OK) && (fl & (MANA_RXFL_TCP_OK | MANA_RXFL_UDP_OK))) ?
+	       IBV_WC_IP_CSUM_OK : 0;
+}
+
+static inline uint16_t rx_vlan(uint32_t fl)
+{
+	return (fl & MANA_RXFL_VLAN_PRESENT) ? (fl & MANA_RXFL_VLAN_ID_MASK) : 0;
+}
+
+/* Everything of a WC but wr_id. */
+static inline void fill_wc(const struct mana_cq *cq, struct ibv_wc *wc,
+			   enum ibv_wc_status status, uint32_t vendor_err,
+			   uint32_t byte_len, uint32_t rx_flags)
+{
+	wc->status = status;
+	wc->opcode = cq->opcode;
+	wc->vendor_err = vendor_err;
+	wc->byte_len = byte_len;
+	wc->imm_data = 0;
+	wc->qp_num = cq->qp_num;
+	wc->src_qp = 0;
+	wc->wc_flags = rx_wc_flags(rx_flags);
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}
+
+int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct mana_cq *cq = to_mcq(ibcq);
+	const uint8_t *cqe;
+	struct mana_wc c;
+	int n, ret = 0;
+
+	cq_lock(cq);
+	for (n = 0; n < num_entries; n++) {
+		cqe = rx_fast(cq, &wc[n].wr_id);
+		if (mana_likely(cqe)) {
+			fill_wc(cq, &wc[n], IBV_WC_SUCCESS, 0, mana_rx_fast_len(cqe, 0),
+				gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF));
+			continue;
+		}
+		ret = cq_next(cq, &c);
+		if (ret <= 0)
+			break;
+		wc[n].wr_id = c.wr_id;
+		fill_wc(cq, &wc[n], c.status, c.vendor_err, c.byte_len, c.rx_flags);
+	}
+	if (n)
+		cq_maybe_ring(cq);
+	cq_unlock(cq);
+	if (ret < 0 && !n) {
+		overflow_error(cq);
+		return -1;
+	}
+	return n;
+}
+
+int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct mana_cq *cq = to_mcq(ibcq);
+
+	if (cq->cqid == UINT32_MAX || !to_mctx(ibcq->context)->db_page) {
+		mana_err(ibcq->context,
+			 "CQ is not bound to a queue yet: create its QP first");
+		return EINVAL;
+	}
+	/* raw Ethernet has no solicited events: any completion wakes */
+	cq_lock(cq);
+	cq_doorbell(cq, true);
+	cq_unlock(cq);
+	return 0;
+}
+
+void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
+{
+	if (event->event_type != IBV_EVENT_DEVICE_FATAL)
+		return;
+	/* pollers flush every outstanding WR from now on; posts fail */
+	atomic_store(&to_mctx(ibctx)->fatal, true);
+	mana_err(ibctx, "device fatal event: outstanding work is flushed");
+}
+
+/* ---- extended CQ ------------------------------------------------------- */
+
+static inline struct mana_cq *ex_to_mcq(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct mana_cq, vcq.cq_ex);
+}
+
+static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
+{
+	int ret = cq_next(cq, &cq->cur);
+
+	if (ret > 0) {
+		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+		cq->vcq.cq_ex.status = cq->cur.status;
+		return 0;
+	}
+	if (ret < 0) {
+		overflow_error(cq);
+		return EOVERFLOW;
+	}
+	return ENOENT;
+}
+
+/* wr_id and status into the cq_ex, the rest for the readers */
+static inline int ex_fetch(struct mana_cq *cq)
+{
+	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
+	const uint8_t *cqe = rx_fast(cq, &ex->wr_id);
+
+	if (mana_likely(cqe)) {
+		ex->status = IBV_WC_SUCCESS;
+		cq->cur.byte_len = mana_rx_fast_len(cqe, 0);
+		cq->cur.rx_flags = gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF);
+		return 0;
+	}
+	return ex_fetch_slow(cq);
+}
+
+static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct mana_cq *cq = ex_to_mcq(ibcq);
+	int ret;
+
+	if (attr && attr->comp_mask)
+		return EINVAL;
+	cq_lock(cq);
+	ret = ex_fetch(cq);
+	if (ret)
+		cq_unlock(cq);	/* end_poll is not called after a failure */
+	return ret;
+}
+
+static int ex_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return ex_fetch(ex_to_mcq(ibcq));
+}
+
+static void ex_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct mana_cq *cq = ex_to_mcq(ibcq);
+
+	cq_maybe_ring(cq);
+	cq_unlock(cq);
+}
+
+static enum ibv_wc_opcode ex_read_opcode(struct ibv_cq_ex *cq)
+{
+	return ex_to_mcq(cq)->opcode;
+}
+
+static uint32_t ex_read_vendor_err(struct ibv_cq_ex *cq)
+{
+	/* the fast path leaves cur.vendor_err alone: it is only set on errors */
+	return cq->status == IBV_WC_SUCCESS ? 0 : ex_to_mcq(cq)->cur.vendor_err;
+}
+
+static uint32_t ex_read_byte_len(struct ibv_cq_ex *cq)
+{
+	return ex_to_mcq(cq)->cur.byte_len;
+}
+
+static __be32 ex_read_imm_data(struct ibv_cq_ex *cq)
+{
+	return 0;
+}
+
+static uint32_t ex_read_qp_num(struct ibv_cq_ex *cq)
+{
+	return ex_to_mcq(cq)->qp_num;
+}
+
+static uint32_t ex_read_zero32(struct ibv_cq_ex *cq)
+{
+	return 0;
+}
+
+static unsigned int ex_read_wc_flags(struct ibv_cq_ex *cq)
+{
+	return rx_wc_flags(ex_to_mcq(cq)->cur.rx_flags);
+}
+
+static uint8_t ex_read_zero8(struct ibv_cq_ex *cq)
+{
+	return 0;
+}
+
+static uint16_t ex_read_cvlan(struct ibv_cq_ex *cq)
+{
+	return rx_vlan(ex_to_mcq(cq)->cur.rx_flags);
+}
+
+void mana_cq_init_ops(struct mana_cq *cq)
+{
+	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
+
+	ex->start_poll = ex_start_poll;
+	ex->next_poll = ex_next_poll;
+	ex->end_poll = ex_end_poll;
+	ex->read_opcode = ex_read_opcode;
+	ex->read_vendor_err = ex_read_vendor_err;
+	ex->read_wc_flags = ex_read_wc_flags;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = ex_read_byte_len;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = ex_read_imm_data;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = ex_read_qp_num;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = ex_read_zero32;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = ex_read_zero32;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_SL)
+		ex->read_sl = ex_read_zero8;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = ex_read_zero8;
+	if (cq->wc_flags_ex & IBV_WC_EX_WITH_CVLAN)
+		ex->read_cvlan = ex_read_cvlan;
+}

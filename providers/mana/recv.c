@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The receive half of the verbs datapath: ibv_post_wq_recv on the WQs of
+ * an RSS QP.  One lock and at most one doorbell per call; a one-SGE WR is
+ * four stores into the ring and its WR id filed under its unit.
+ */
+#include <stdlib.h>
+
+#include "datapath.h"
+
+int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq)
+{
+	struct gdma_wqe_header hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	uint8_t wire[GDMA_WQE_HDR_SIZE];
+
+	if (gdma_wqe_header_encode(&hdr, GDMA_RQ, wire))
+		return EINVAL;
+	wq->hdr_template = gdma_ld64(wire) & ~(0xFFULL << GDMA_WQE_HDR_NUM_SGE_SHIFT);
+	wq->hdr1 = mana_wqe_hdr(wq->hdr_template, 1);
+	wq->cap_bu = wq->buf.size / GDMA_WQE_BU_SIZE;
+	wq->ring_mask = wq->buf.size - 1;
+	/* counting WRs is enough only if max_wr of the largest WQEs fit */
+	if ((uint64_t)wq->max_wr * mana_wqe_units(wq->max_sge) > wq->cap_bu)
+		return EINVAL;
+	wq->wqes = calloc(wq->cap_bu, sizeof(*wq->wqes));
+	if (!wq->wqes)
+		return ENOMEM;
+	if (pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(wq->wqes);
+		wq->wqes = NULL;
+		return ENOMEM;
+	}
+	wq->db_page = NULL;	/* mapped on first post: manadv users never post */
+	wq->ibv_wq.post_recv = mana_post_wq_recv;
+	return 0;
+}
+
+void mana_rq_fini(struct mana_wq *wq)
+{
+	if (wq->wqes)
+		pthread_spin_destroy(&wq->lock);
+	free(wq->wqes);
+}
+
+static inline void rq_commit(struct mana_wqe_info *wqes, uint32_t off,
+			     uint32_t size, uint64_t wr_id)
+{
+	struct mana_wqe_info *e = mana_wqe_info_at(wqes, off);
+
+	e->wr_id = wr_id;
+	e->size_bu = size;
+}
+
+/* A WR of several SGEs (or a bad one): the general path. */
+static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *posted,
+		  uint32_t limit, const struct ibv_recv_wr *wr)
+{
+	uint8_t *ring = wq->buf.addr;
+	uint32_t size, off, i;
+
+	if (wr->num_sge <= 0 || (uint32_t)wr->num_sge > wq->max_sge) {
+		mana_err(wq->ibv_wq.context, "%d SGEs, the WQ takes 1..%u",
+			 wr->num_sge, wq->max_sge);
+		return EINVAL;
+	}
+	if (*posted == limit)
+		return ENOMEM;
+	size = mana_wqe_units(wr->num_sge);
+	off = mana_ring_off(*head, wq->ring_mask);
+	gdma_st64(ring + off, mana_wqe_hdr(wq->hdr_template, wr->num_sge));
+	gdma_st64(ring + off + 8, 0);	/* RX OOB: unused */
+	for (i = 0; i < (uint32_t)wr->num_sge; i++)
+		mana_put_sge(ring, wq->ring_mask, off + 16 + i * GDMA_SGE_SIZE,
+			     wr->sg_list[i].addr, wr->sg_list[i].lkey,
+			     wr->sg_list[i].length);
+	rq_commit(wq->wqes, off, size, wr->wr_id);
+	*head += size;
+	(*posted)++;
+	return 0;
+}
+
+static int post_check(struct mana_wq *wq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	if (!wr) {
+		if (bad_wr)
+			*bad_wr = NULL;
+		return EINVAL;
+	}
+	if (mana_ctx_fatal(wq->ibv_wq.context)) {
+		*bad_wr = wr;
+		return mana_fatal_error(wq->ibv_wq.context);
+	}
+	if (!wq->db_page) {
+		wq->db_page = mana_get_db_page(to_mctx(wq->ibv_wq.context));
+		if (!wq->db_page) {
+			*bad_wr = wr;
+			return EIO;
+		}
+	}
+	return 0;
+}
+
+int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	struct mana_wq *wq = to_mwq(ibwq);
+	struct mana_wqe_info *wqes = wq->wqes;
+	uint32_t head, posted, limit, off, ring_mask = wq->ring_mask;
+	uint8_t *ring = wq->buf.addr;
+	uint64_t hdr1 = wq->hdr1;
+	int ret;
+
+	ret = post_check(wq, wr, bad_wr);
+	if (ret)
+		return ret;
+
+	pthread_spin_lock(&wq->lock);
+	head = wq->head_bu;
+	posted = wq->posted;
+	limit = mana_load_index(&wq->retired) + wq->max_wr;
+	for (; wr; wr = wr->next) {
+		if (mana_likely(wr->num_sge == 1 && posted != limit)) {
+			const struct ibv_sge *sg = wr->sg_list;
+
+			off = mana_ring_off(head, ring_mask);
+			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
+			rq_commit(wqes, off, 1, wr->wr_id);
+			head++;
+			posted++;
+			continue;
+		}
+		ret = rq_put(wq, &head, &posted, limit, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	/* one doorbell for every WQE that made it, none for the rest */
+	if (posted != wq->posted) {
+		wq->head_bu = head;
+		mana_store_index(&wq->posted, posted);
+		mana_ring_doorbell(wq->db_page, GDMA_DB_OFF_RQ,
+				   (uint64_t)wq->wqid |
+				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);
+	}
+	pthread_spin_unlock(&wq->lock);
+	return ret;
+}
