@@ -8,6 +8,7 @@
  *   traffic [--threads=T] [--frames=N] [--size=B] [--api=classic|ex]
  *   bad | errors | overflow | channel | features | fatal
  */
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -314,6 +315,71 @@ out:
 
 /* ---- error completions --------------------------------------------------- */
 
+/* A bad WR between unsignaled good ones: it alone completes, in error. */
+static void errors_in_silent_run(struct vt_port *p)
+{
+	struct ibv_send_wr w[4], *bad;
+	struct ibv_sge s[4];
+	struct ibv_wc wc[4];
+	unsigned int k;
+
+	for (k = 0; k < 4; k++) {
+		w[k] = one_send(p, &s[k], 2 + k, 20 + k);
+		w[k].send_flags = k == 3 ? IBV_SEND_SIGNALED : 0;
+		w[k].next = k < 3 ? &w[k + 1] : NULL;
+	}
+	s[2].lkey ^= 0x5a5a00;
+	CHECK_ERRNO(ibv_post_send(p->qp[0], w, &bad), 0);
+	CHECK(wait_wc(p->tx_cq[0], wc, 2, 5) == 2 && wc[0].wr_id == 22 &&
+	      wc[0].status == IBV_WC_LOC_PROT_ERR && wc[1].wr_id == 23 &&
+	      wc[1].status == IBV_WC_SUCCESS,
+	      "error inside a silent run: got %" PRIu64 " (%s), %" PRIu64 " (%s)",
+	      wc[0].wr_id, ibv_wc_status_str(wc[0].status), wc[1].wr_id,
+	      ibv_wc_status_str(wc[1].status));
+	CHECK(ibv_poll_cq(p->tx_cq[0], 4, wc) == 0, "nothing more");
+}
+
+/*
+ * WRs count against max_send_wr / max_wr until polled, whatever the ring
+ * would hold: the CQs are sized for that many.
+ */
+static void limits(struct vt_port *p, uint64_t rx_posted)
+{
+	struct ibv_send_wr w[65], *bad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge s[65], rsge;
+	struct ibv_wc wc[4];
+	unsigned int k, n;
+	int ret = 0;
+
+	CHECK(p->depth == 64, "test assumes depth 64");
+	for (k = 0; k < 65; k++) {
+		w[k] = one_send(p, &s[k], k % 8, 100 + k);
+		w[k].send_flags = k == 63 ? IBV_SEND_SIGNALED : 0;
+		w[k].next = k < 64 ? &w[k + 1] : NULL;
+	}
+	CHECK(ibv_post_send(p->qp[0], w, &bad) == ENOMEM && bad == &w[64],
+	      "WR 65 of max_send_wr 64: ENOMEM at it");
+	CHECK(wait_wc(p->tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 163 &&
+	      wc[0].status == IBV_WC_SUCCESS, "the signaled 64th retires all");
+	w[64].send_flags = IBV_SEND_SIGNALED;
+	CHECK_ERRNO(ibv_post_send(p->qp[0], &w[64], &bad), 0);
+	CHECK(wait_wc(p->tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 164,
+	      "room again once polled");
+
+	/* receive: of rx_posted, one was polled; up to max_wr outstanding */
+	rsge = (struct ibv_sge){ (uintptr_t)vt_rx_buf(p, 0, 0), VT_BUF, p->mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 999, .sg_list = &rsge, .num_sge = 1 };
+	for (n = 0; n < 100; n++) {
+		ret = ibv_post_wq_recv(p->wq[0], &rwr, &rbad);
+		if (ret)
+			break;
+	}
+	CHECK(ret == ENOMEM && rbad == &rwr && n == 64 - (rx_posted - 1),
+	      "receive WRs: ENOMEM after %u more (%" PRIu64 " posted, 1 polled)",
+	      n, rx_posted);
+}
+
 static void case_errors(void)
 {
 	struct vt_opts o = { .queues = 1, .depth = 64 };
@@ -351,6 +417,8 @@ static void case_errors(void)
 	      wc[0].status == IBV_WC_SUCCESS, "good send after errors");
 	CHECK(wait_wc(p.rx_cq[0], wc, 1, 5) == 1 && wc[0].status == IBV_WC_SUCCESS,
 	      "received");
+	errors_in_silent_run(&p);
+	limits(&p, posted);
 out:
 	vt_teardown(&p);
 }

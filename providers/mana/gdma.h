@@ -1564,6 +1564,12 @@ static inline uint64_t gdma_ld64(const void *p)
 	return le64toh(v);
 }
 
+static inline void gdma_st32(void *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
 static inline void gdma_st64(void *p, uint64_t v)
 {
 	v = htole64(v);

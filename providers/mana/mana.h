@@ -128,7 +128,13 @@ struct mana_cq {
 	uint32_t qp_num;		/* of the bound QP (the RSS QP for a WQ) */
 	enum ibv_wc_opcode opcode;	/* SEND or RECV, by the bound queue */
 	struct mana_rx_backlog backlog;
-	/* the entry ibv_start_poll/next_poll is on (wr_id, status: in cq_ex) */
+	/*
+	 * The entry ibv_start_poll/next_poll is on: wr_id and status in the
+	 * cq_ex, the rest read from cur_cqe, the CQE itself (fast path) or
+	 * cur_rx, where the general path writes what it decoded in CQE layout.
+	 */
+	const uint8_t *cur_cqe;
+	uint8_t cur_rx[16];
 	struct mana_wc cur;
 	uint32_t wc_flags_ex;		/* requested IBV_WC_EX_WITH_* */
 };
@@ -187,12 +193,14 @@ struct mana_sq_signaled {
 };
 
 /*
- * Where a send post is: the next unit, WR number and signaled-ring slot,
- * and the WR number it must stop at (max_send_wr outstanding).  The QP's
- * head_bu, posted and sig_head catch up when the doorbell rings.
+ * Where a send post is: the next unit and signaled-ring slot.  The WR
+ * count is head - delta (delta grows by size - 1 per WQE), and limit is
+ * the head at which max_send_wr are outstanding, so a one-unit WQE only
+ * moves head.  The QP's head_bu, posted and sig_head catch up when the
+ * doorbell rings.
  */
 struct mana_sq_cursor {
-	uint32_t head, posted, sig_head, limit;
+	uint32_t head, limit, sig_head, delta;
 };
 
 /* ibv_wr_* between wr_start and wr_complete/abort */

@@ -8,6 +8,7 @@
  * the fast path (rx_fast); everything else (sends, coalesced frames,
  * errors, empty or lapped rings, the flush) the general one (cq_next).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "datapath.h"
@@ -382,11 +383,26 @@ static void overflow_error(struct mana_cq *cq)
 		 cq->cqid);
 }
 
-/* IBV_WC_IP_CSUM_OK: the device verified the IP and the TCP/UDP checksum */
+/*
+ * IBV_WC_IP_CSUM_OK: the device verified the IP and the TCP/UDP checksum.
+ * A table over the five flag bits from IP_OK to UDP_OK, a branch-free
+ * lookup on the receive path.
+ */
+#define RXFL_CSUM_SHIFT 25
+_Static_assert(MANA_RXFL_IP_OK == 1u << RXFL_CSUM_SHIFT &&
+	       MANA_RXFL_TCP_OK == 1u << (RXFL_CSUM_SHIFT + 2) &&
+	       MANA_RXFL_UDP_OK == 1u << (RXFL_CSUM_SHIFT + 4),
+	       "checksum flag bits as the table assumes");
+#define CSUM_OK(i) (((i) & 1) && ((i) & 0x14) ? IBV_WC_IP_CSUM_OK : 0)
+#define CSUM_OK4(i) CSUM_OK(i), CSUM_OK((i) + 1), CSUM_OK((i) + 2), CSUM_OK((i) + 3)
+static const uint8_t csum_ok[32] = {
+	CSUM_OK4(0), CSUM_OK4(4), CSUM_OK4(8), CSUM_OK4(12),
+	CSUM_OK4(16), CSUM_OK4(20), CSUM_OK4(24), CSUM_OK4(28),
+};
+
 static inline uint32_t rx_wc_flags(uint32_t fl)
 {
-	return ((fl & MANA_RXFL_IP_OK) && (fl & (MANA_RXFL_TCP_OK | MANA_RXFL_UDP_OK))) ?
-	       IBV_WC_IP_CSUM_OK : 0;
+	return csum_ok[(fl >> RXFL_CSUM_SHIFT) & 31];
 }
 
 static inline uint16_t rx_vlan(uint32_t fl)
@@ -394,23 +410,34 @@ static inline uint16_t rx_vlan(uint32_t fl)
 	return (fl & MANA_RXFL_VLAN_PRESENT) ? (fl & MANA_RXFL_VLAN_ID_MASK) : 0;
 }
 
-/* Everything of a WC but wr_id. */
+/* Two adjacent 32-bit fields of a WC in one store. */
+static inline void wc_pair(void *dst, uint32_t first, uint32_t second)
+{
+	uint32_t v[2] = { first, second };
+
+	memcpy(dst, v, sizeof(v));
+}
+
+#define WC_ADJACENT(a, b) \
+	_Static_assert(offsetof(struct ibv_wc, b) == offsetof(struct ibv_wc, a) + 4, \
+		       #a " and " #b " are adjacent")
+WC_ADJACENT(status, opcode);
+WC_ADJACENT(vendor_err, byte_len);
+WC_ADJACENT(imm_data, qp_num);
+WC_ADJACENT(src_qp, wc_flags);
+_Static_assert(sizeof(struct ibv_wc) - offsetof(struct ibv_wc, pkey_index) == 8,
+	       "pkey_index, slid, sl, dlid_path_bits and padding: 8 bytes");
+
+/* Everything of a WC but wr_id, in five stores. */
 static inline void fill_wc(const struct mana_cq *cq, struct ibv_wc *wc,
 			   enum ibv_wc_status status, uint32_t vendor_err,
 			   uint32_t byte_len, uint32_t rx_flags)
 {
-	wc->status = status;
-	wc->opcode = cq->opcode;
-	wc->vendor_err = vendor_err;
-	wc->byte_len = byte_len;
-	wc->imm_data = 0;
-	wc->qp_num = cq->qp_num;
-	wc->src_qp = 0;
-	wc->wc_flags = rx_wc_flags(rx_flags);
-	wc->pkey_index = 0;
-	wc->slid = 0;
-	wc->sl = 0;
-	wc->dlid_path_bits = 0;
+	wc_pair(&wc->status, status, cq->opcode);
+	wc_pair(&wc->vendor_err, vendor_err, byte_len);
+	wc_pair(&wc->imm_data, 0, cq->qp_num);
+	wc_pair(&wc->src_qp, 0, rx_wc_flags(rx_flags));
+	memset(&wc->pkey_index, 0, 8);
 }
 
 int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
@@ -483,6 +510,12 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 	if (ret > 0) {
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 		cq->vcq.cq_ex.status = cq->cur.status;
+		/* for the readers, in the places of a receive CQE */
+		memset(cq->cur_rx, 0, sizeof(cq->cur_rx));
+		gdma_st32(cq->cur_rx + MANA_RXCOMP_FLAGS_OFF, cq->cur.rx_flags);
+		cq->cur_rx[MANA_RXCOMP_PPI_OFF] = (uint8_t)cq->cur.byte_len;
+		cq->cur_rx[MANA_RXCOMP_PPI_OFF + 1] = (uint8_t)(cq->cur.byte_len >> 8);
+		cq->cur_cqe = cq->cur_rx;
 		return 0;
 	}
 	if (ret < 0) {
@@ -500,8 +533,7 @@ static inline int ex_fetch(struct mana_cq *cq)
 
 	if (mana_likely(cqe)) {
 		ex->status = IBV_WC_SUCCESS;
-		cq->cur.byte_len = mana_rx_fast_len(cqe, 0);
-		cq->cur.rx_flags = gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF);
+		cq->cur_cqe = cqe;
 		return 0;
 	}
 	return ex_fetch_slow(cq);
@@ -547,7 +579,7 @@ static uint32_t ex_read_vendor_err(struct ibv_cq_ex *cq)
 
 static uint32_t ex_read_byte_len(struct ibv_cq_ex *cq)
 {
-	return ex_to_mcq(cq)->cur.byte_len;
+	return mana_rx_fast_len(ex_to_mcq(cq)->cur_cqe, 0);
 }
 
 static __be32 ex_read_imm_data(struct ibv_cq_ex *cq)
@@ -567,7 +599,7 @@ static uint32_t ex_read_zero32(struct ibv_cq_ex *cq)
 
 static unsigned int ex_read_wc_flags(struct ibv_cq_ex *cq)
 {
-	return rx_wc_flags(ex_to_mcq(cq)->cur.rx_flags);
+	return rx_wc_flags(gdma_ld32(ex_to_mcq(cq)->cur_cqe + MANA_RXCOMP_FLAGS_OFF));
 }
 
 static uint8_t ex_read_zero8(struct ibv_cq_ex *cq)
@@ -577,7 +609,7 @@ static uint8_t ex_read_zero8(struct ibv_cq_ex *cq)
 
 static uint16_t ex_read_cvlan(struct ibv_cq_ex *cq)
 {
-	return rx_vlan(ex_to_mcq(cq)->cur.rx_flags);
+	return rx_vlan(gdma_ld32(ex_to_mcq(cq)->cur_cqe + MANA_RXCOMP_FLAGS_OFF));
 }
 
 void mana_cq_init_ops(struct mana_cq *cq)

@@ -52,8 +52,8 @@ static inline void rq_commit(struct mana_wqe_info *wqes, uint32_t off,
 }
 
 /* A WR of several SGEs (or a bad one): the general path. */
-static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *posted,
-		  uint32_t limit, const struct ibv_recv_wr *wr)
+static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *limit,
+		  uint32_t *delta, const struct ibv_recv_wr *wr)
 {
 	uint8_t *ring = wq->buf.addr;
 	uint32_t size, off, i;
@@ -63,7 +63,7 @@ static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *posted,
 			 wr->num_sge, wq->max_sge);
 		return EINVAL;
 	}
-	if (*posted == limit)
+	if (*head == *limit)
 		return ENOMEM;
 	size = mana_wqe_units(wr->num_sge);
 	off = mana_ring_off(*head, wq->ring_mask);
@@ -75,7 +75,9 @@ static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *posted,
 			     wr->sg_list[i].length);
 	rq_commit(wq->wqes, off, size, wr->wr_id);
 	*head += size;
-	(*posted)++;
+	/* one WR of @size units */
+	*delta += size - 1;
+	*limit += size - 1;
 	return 0;
 }
 
@@ -106,7 +108,7 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct mana_wq *wq = to_mwq(ibwq);
 	struct mana_wqe_info *wqes = wq->wqes;
-	uint32_t head, posted, limit, off, ring_mask = wq->ring_mask;
+	uint32_t head, delta, limit, off, ring_mask = wq->ring_mask;
 	uint8_t *ring = wq->buf.addr;
 	uint64_t hdr1 = wq->hdr1;
 	int ret;
@@ -116,30 +118,33 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		return ret;
 
 	pthread_spin_lock(&wq->lock);
+	/*
+	 * Counted in units: WRs posted = head - delta, and limit is the head
+	 * at which max_wr are outstanding (a larger WQE moves it on).
+	 */
 	head = wq->head_bu;
-	posted = wq->posted;
-	limit = mana_load_index(&wq->retired) + wq->max_wr;
+	delta = head - wq->posted;
+	limit = mana_load_index(&wq->retired) + wq->max_wr + delta;
 	for (; wr; wr = wr->next) {
-		if (mana_likely(wr->num_sge == 1 && posted != limit)) {
+		if (mana_likely(wr->num_sge == 1 && head != limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
 
 			off = mana_ring_off(head, ring_mask);
 			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
 			rq_commit(wqes, off, 1, wr->wr_id);
 			head++;
-			posted++;
 			continue;
 		}
-		ret = rq_put(wq, &head, &posted, limit, wr);
+		ret = rq_put(wq, &head, &limit, &delta, wr);
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
 	}
 	/* one doorbell for every WQE that made it, none for the rest */
-	if (posted != wq->posted) {
+	if (head != wq->head_bu) {
 		wq->head_bu = head;
-		mana_store_index(&wq->posted, posted);
+		mana_store_index(&wq->posted, head - delta);
 		mana_ring_doorbell(wq->db_page, GDMA_DB_OFF_RQ,
 				   (uint64_t)wq->wqid |
 				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);

@@ -264,6 +264,14 @@ static inline uint64_t oob_for(const struct mana_qp *qp, unsigned int flags)
 	return qp->oob_template[!!(flags & IBV_SEND_SIGNALED)];
 }
 
+/* A signaled WQE starting at unit @head: the poller retires up to it. */
+static inline void sq_signal(struct mana_sq_signaled *sig_ring, uint32_t sig_mask,
+			     struct mana_sq_cursor *c, uint32_t head)
+{
+	sig_ring[c->sig_head++ & sig_mask] =
+		(struct mana_sq_signaled){ head, head - c->delta };
+}
+
 /* File the WQE at ring byte @off (the cursor's unit) and move past it. */
 static inline void sq_commit(struct mana_wqe_info *wqes,
 			     struct mana_sq_signaled *sig_ring, uint32_t sig_mask,
@@ -275,21 +283,27 @@ static inline void sq_commit(struct mana_wqe_info *wqes,
 	e->wr_id = wr_id;
 	e->size_bu = size;
 	if (!(oob & MANA_TXOOB_SUPPRESS_CQE))
-		sig_ring[c->sig_head++ & sig_mask] =
-			(struct mana_sq_signaled){ c->head, c->posted };
+		sq_signal(sig_ring, sig_mask, c, c->head);
 	c->head += size;
-	c->posted++;
+	/* one WR whatever its size */
+	c->delta += size - 1;
+	c->limit += size - 1;
 }
 
-/* The common send: one SGE, no checksum offload, no inline data. */
-static inline void sq_put1(const struct sq_fast *f, struct mana_sq_cursor *c,
+/*
+ * The common send: one SGE, no checksum offload, no inline data, one
+ * unit at @head.  The caller moves head on and files a signaled WQE.
+ */
+static inline void sq_put1(const struct sq_fast *f, uint32_t head,
 			   uint64_t oob, uint64_t addr, uint32_t lkey,
 			   uint32_t len, uint64_t wr_id)
 {
-	uint32_t off = mana_ring_off(c->head, f->ring_mask);
+	uint32_t off = mana_ring_off(head, f->ring_mask);
+	struct mana_wqe_info *e = mana_wqe_info_at(f->wqes, off);
 
 	mana_put_wqe1(f->ring, off, f->hdr1, oob, addr, lkey, len);
-	sq_commit(f->wqes, f->sig_ring, f->sig_mask, c, off, 1, oob, wr_id);
+	e->wr_id = wr_id;
+	e->size_bu = 1;
 }
 
 /* Any send of @n SGEs (n >= 1), checksum bits already in @oob. */
@@ -299,7 +313,7 @@ static int sq_put(struct mana_qp *qp, struct mana_sq_cursor *c, uint64_t oob,
 	uint32_t size = mana_wqe_units(n), off, i;
 	uint8_t *ring = qp->sq_buf.addr;
 
-	if (c->posted == c->limit)
+	if (c->head == c->limit)
 		return ENOMEM;
 	off = mana_ring_off(c->head, qp->ring_mask);
 	/* header and OOB: 16 bytes at a unit boundary, never wrapping */
@@ -331,7 +345,7 @@ static int sq_put_inline(struct mana_qp *qp, struct mana_sq_cursor *c,
 		mana_err(qp->vqp.qp.context, "inline send without data");
 		return EINVAL;
 	}
-	if (c->posted == c->limit)
+	if (c->head == c->limit)
 		return ENOMEM;
 	slot = qp->inline_buf +
 	       (size_t)(c->head & (qp->cap_bu - 1)) * qp->inline_stride;
@@ -355,7 +369,7 @@ static void ring_sq(struct mana_qp *qp, const struct mana_sq_cursor *c)
 {
 	qp->head_bu = c->head;
 	mana_store_index(&qp->sig_head, c->sig_head);
-	mana_store_index(&qp->posted, c->posted);
+	mana_store_index(&qp->posted, c->head - c->delta);
 	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_SQ,
 			   (uint64_t)qp->sq_id |
 			   (uint64_t)(c->head * GDMA_WQE_BU_SIZE) << 32);
@@ -364,9 +378,9 @@ static void ring_sq(struct mana_qp *qp, const struct mana_sq_cursor *c)
 static void cursor_start(struct mana_qp *qp, struct mana_sq_cursor *c)
 {
 	c->head = qp->head_bu;
-	c->posted = qp->posted;
+	c->delta = qp->head_bu - qp->posted;
 	c->sig_head = qp->sig_head;
-	c->limit = mana_load_index(&qp->retired) + qp->max_send_wr;
+	c->limit = mana_load_index(&qp->retired) + qp->max_send_wr + c->delta;
 }
 
 /* ---- ibv_post_send ----------------------------------------------------- */
@@ -440,7 +454,9 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct mana_qp *qp = to_mqp(ibqp);
 	struct mana_sq_cursor c;
+	uint32_t head, limit;
 	struct sq_fast f;
+	uint64_t oob;
 	int ret;
 
 	ret = post_check(qp, wr, bad_wr);
@@ -450,23 +466,34 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&qp->lock);
 	sq_fast_init(qp, &f);
 	cursor_start(qp, &c);
+	/* head and limit in registers; the rest of the cursor changes rarely */
+	head = c.head;
+	limit = c.limit;
 	for (; wr; wr = wr->next) {
 		if (mana_likely(wr->opcode == IBV_WR_SEND && wr->num_sge == 1 &&
 				!(wr->send_flags & ~MANA_SEND_FAST_FLAGS) &&
-				c.posted != c.limit)) {
-			sq_put1(&f, &c, f.oob[!!(wr->send_flags & IBV_SEND_SIGNALED)],
-				wr->sg_list->addr, wr->sg_list->lkey,
+				head != limit)) {
+			oob = f.oob[!!(wr->send_flags & IBV_SEND_SIGNALED)];
+			sq_put1(&f, head, oob, wr->sg_list->addr, wr->sg_list->lkey,
 				wr->sg_list->length, wr->wr_id);
+			if (!(oob & MANA_TXOOB_SUPPRESS_CQE))
+				sq_signal(f.sig_ring, f.sig_mask, &c, head);
+			head++;
 			continue;
 		}
+		c.head = head;
+		c.limit = limit;
 		ret = post_general(qp, &c, wr);
+		head = c.head;
+		limit = c.limit;
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
 	}
+	c.head = head;
 	/* one doorbell for every WQE that made it, none for the rest */
-	if (c.posted != qp->posted)
+	if (c.head != qp->head_bu)
 		ring_sq(qp, &c);
 	pthread_spin_unlock(&qp->lock);
 	return ret;
@@ -603,7 +630,7 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 	uint64_t oob = qp->wr_pending_oob;
 	uint32_t off;
 
-	if (mana_unlikely(qp->wr_state != MANA_WR_OPEN || c->posted == c->limit)) {
+	if (mana_unlikely(qp->wr_state != MANA_WR_OPEN || c->head == c->limit)) {
 		wr_sge_slow(qp, lkey, addr, length);
 		return;
 	}
@@ -643,7 +670,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	if (err)
 		mana_err(qpx->qp_base.context, "ibv_wr_complete: %s; nothing was posted",
 			 strerror(err));
-	else if (qp->wr_cur.posted != qp->posted)
+	else if (qp->wr_cur.head != qp->head_bu)
 		ring_sq(qp, &qp->wr_cur);
 	qp->wr_state = MANA_WR_IDLE;
 	pthread_spin_unlock(&qp->lock);
