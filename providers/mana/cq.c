@@ -47,11 +47,7 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->count = cqe;
 	cq->cqid = UINT32_MAX;
-	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
-		free(cq);
-		errno = ENOMEM;
-		return NULL;
-	}
+	mana_spin_init(&cq->lock);
 
 	ret = mana_alloc_buf(ctx, pd,
 			     mana_queue_size((uint64_t)cqe * MANA_CQE_SIZE),
@@ -78,7 +74,6 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 err_buf:
 	mana_free_buf(&cq->buf);
 err_free:
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	errno = ret;
 	return NULL;
@@ -157,7 +152,6 @@ int mana_destroy_cq(struct ibv_cq *ibcq)
 		return ret;
 	}
 	mana_free_buf(&cq->buf);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }

@@ -12,6 +12,40 @@
 #include "manadv.h"
 #include "gdma.h"
 
+/*
+ * The datapath's per-queue lock, held for a few dozen instructions: a
+ * test-and-set spin, inline (pthread_spin_lock costs a call into libc).
+ */
+struct mana_spinlock {
+	atomic_int taken;
+};
+
+static inline void mana_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static inline void mana_spin_init(struct mana_spinlock *l)
+{
+	atomic_init(&l->taken, 0);
+}
+
+static inline void mana_spin_lock(struct mana_spinlock *l)
+{
+	while (atomic_exchange_explicit(&l->taken, 1, memory_order_acquire))
+		while (atomic_load_explicit(&l->taken, memory_order_relaxed))
+			mana_cpu_relax();
+}
+
+static inline void mana_spin_unlock(struct mana_spinlock *l)
+{
+	atomic_store_explicit(&l->taken, 0, memory_order_release);
+}
+
 struct mana_device {
 	struct verbs_device verbs_dev;
 	/* driver id the kernel expects in every ioctl header */
@@ -110,7 +144,7 @@ struct mana_cq {
 	uint32_t cqid;			/* UINT32_MAX until a queue binds it */
 	atomic_bool bound;		/* to one SQ or RQ, as the kernel allows */
 	/* datapath */
-	pthread_spinlock_t lock;
+	struct mana_spinlock lock;
 	bool single_threaded;
 	/*
 	 * Consumer position: the next CQE, in lap @lap (both sides start at
@@ -164,7 +198,7 @@ struct mana_wq {
 	 * poster owns head_bu and posted, the poller tail_bu and retired;
 	 * each reads the other's count, never writes it.
 	 */
-	pthread_spinlock_t lock;
+	struct mana_spinlock lock;
 	uint32_t head_bu, posted;
 	uint32_t tail_bu, retired;
 	uint32_t cap_bu;
@@ -226,7 +260,7 @@ struct mana_qp {
 	struct ibv_qp_cap cap;
 	uint8_t sq_sig_all;
 	/* send datapath: as the receive side of struct mana_wq */
-	pthread_spinlock_t lock;
+	struct mana_spinlock lock;
 	uint32_t head_bu, posted;
 	uint32_t tail_bu, retired;
 	uint32_t cap_bu;

@@ -349,13 +349,13 @@ static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 static void cq_lock(struct mana_cq *cq)
 {
 	if (!cq->single_threaded)
-		pthread_spin_lock(&cq->lock);
+		mana_spin_lock(&cq->lock);
 }
 
 static void cq_unlock(struct mana_cq *cq)
 {
 	if (!cq->single_threaded)
-		pthread_spin_unlock(&cq->lock);
+		mana_spin_unlock(&cq->lock);
 }
 
 /* Tell the device how far we got: it must hear from us every 8 laps. */
@@ -440,26 +440,74 @@ static inline void fill_wc(const struct mana_cq *cq, struct ibv_wc *wc,
 	memset(&wc->pkey_index, 0, 8);
 }
 
+/*
+ * Plain receive completions, as many as come in a row (at most @max), with
+ * the CQ and WQ positions in locals: what rx_fast does per entry, for a
+ * whole burst.
+ */
+static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
+{
+	struct mana_wq *wq = cq->fast_rq;
+	struct mana_wqe_info *wqes = wq->wqes;
+	const uint8_t *cqe = cq->next_cqe, *end = cq->end_cqe;
+	uint32_t owner = cq->owner_bits, opcode = cq->opcode, qp_num = cq->qp_num;
+	uint32_t tail = wq->tail_bu, ring_mask = wq->ring_mask;
+	/* no more than there are buffers posted: a CQE beyond is a stray */
+	uint32_t avail = mana_load_index(&wq->posted) - wq->retired;
+	const struct mana_wqe_info *e;
+	int n, lim = avail < (uint32_t)max ? (int)avail : max;
+
+	for (n = 0; n < lim; n++) {
+		if (cqe_owner_bits(cqe) != owner)
+			break;
+		atomic_thread_fence(memory_order_acquire);
+		if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
+			break;
+		e = mana_wqe_info_at(wqes, mana_ring_off(tail, ring_mask));
+		wc[n].wr_id = e->wr_id;
+		tail += e->size_bu;
+		wc_pair(&wc[n].status, IBV_WC_SUCCESS, opcode);
+		wc_pair(&wc[n].vendor_err, 0, mana_rx_fast_len(cqe, 0));
+		wc_pair(&wc[n].imm_data, 0, qp_num);
+		wc_pair(&wc[n].src_qp, 0,
+			rx_wc_flags(gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF)));
+		memset(&wc[n].pkey_index, 0, 8);
+		cqe += GDMA_CQE_SIZE;
+		if (mana_unlikely(cqe == end)) {
+			cqe = cq->buf.addr;
+			cq->lap++;
+			owner = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+		}
+	}
+	if (n) {
+		cq->next_cqe = cqe;
+		cq->owner_bits = owner;
+		wq->tail_bu = tail;
+		mana_store_index(&wq->retired, wq->retired + n);
+	}
+	return n;
+}
+
 int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct mana_cq *cq = to_mcq(ibcq);
-	const uint8_t *cqe;
 	struct mana_wc c;
 	int n, ret = 0;
 
+	if (num_entries <= 0)
+		return 0;
 	cq_lock(cq);
-	for (n = 0; n < num_entries; n++) {
-		cqe = rx_fast(cq, &wc[n].wr_id);
-		if (mana_likely(cqe)) {
-			fill_wc(cq, &wc[n], IBV_WC_SUCCESS, 0, mana_rx_fast_len(cqe, 0),
-				gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF));
-			continue;
-		}
+	n = cq->rq ? rx_batch(cq, wc, num_entries) : 0;
+	while (n < num_entries) {
+		/* anything else: one entry the general way, then fast again */
 		ret = cq_next(cq, &c);
 		if (ret <= 0)
 			break;
 		wc[n].wr_id = c.wr_id;
 		fill_wc(cq, &wc[n], c.status, c.vendor_err, c.byte_len, c.rx_flags);
+		n++;
+		if (cq->rq)
+			n += rx_batch(cq, wc + n, num_entries - n);
 	}
 	if (n)
 		cq_maybe_ring(cq);

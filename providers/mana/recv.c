@@ -25,11 +25,7 @@ int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq)
 	wq->wqes = calloc(wq->cap_bu, sizeof(*wq->wqes));
 	if (!wq->wqes)
 		return ENOMEM;
-	if (pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE)) {
-		free(wq->wqes);
-		wq->wqes = NULL;
-		return ENOMEM;
-	}
+	mana_spin_init(&wq->lock);
 	wq->db_page = NULL;	/* mapped on first post: manadv users never post */
 	wq->ibv_wq.post_recv = mana_post_wq_recv;
 	return 0;
@@ -37,8 +33,6 @@ int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq)
 
 void mana_rq_fini(struct mana_wq *wq)
 {
-	if (wq->wqes)
-		pthread_spin_destroy(&wq->lock);
 	free(wq->wqes);
 }
 
@@ -117,7 +111,7 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	if (ret)
 		return ret;
 
-	pthread_spin_lock(&wq->lock);
+	mana_spin_lock(&wq->lock);
 	/*
 	 * Counted in units: WRs posted = head - delta, and limit is the head
 	 * at which max_wr are outstanding (a larger WQE moves it on).
@@ -149,6 +143,6 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 				   (uint64_t)wq->wqid |
 				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);
 	}
-	pthread_spin_unlock(&wq->lock);
+	mana_spin_unlock(&wq->lock);
 	return ret;
 }

@@ -106,22 +106,19 @@ int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp,
 	ret = ENOMEM;
 	if (!qp->wqes || !qp->sig_ring)
 		goto err_free;
-	if (pthread_spin_init(&qp->lock, PTHREAD_PROCESS_PRIVATE))
-		goto err_free;
+	mana_spin_init(&qp->lock);
 	qp->db_page = mana_get_db_page(ctx);
 	if (!qp->db_page) {
 		ret = errno ? errno : EIO;
-		goto err_lock;
+		goto err_free;
 	}
 	if (qp->max_inline_data) {
 		ret = sq_inline_area(ctx, qp, pd);
 		if (ret)
-			goto err_lock;
+			goto err_free;
 	}
 	return 0;
 
-err_lock:
-	pthread_spin_destroy(&qp->lock);
 err_free:
 	free(qp->sig_ring);
 	free(qp->wqes);
@@ -136,8 +133,6 @@ void mana_sq_fini(struct mana_qp *qp)
 		ibv_cmd_dereg_mr(&qp->inline_mr);
 		free(qp->inline_buf);
 	}
-	if (qp->wqes)
-		pthread_spin_destroy(&qp->lock);
 	free(qp->sig_ring);
 	free(qp->wqes);
 }
@@ -463,7 +458,7 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret)
 		return ret;
 
-	pthread_spin_lock(&qp->lock);
+	mana_spin_lock(&qp->lock);
 	sq_fast_init(qp, &f);
 	cursor_start(qp, &c);
 	/* head and limit in registers; the rest of the cursor changes rarely */
@@ -495,7 +490,7 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	/* one doorbell for every WQE that made it, none for the rest */
 	if (c.head != qp->head_bu)
 		ring_sq(qp, &c);
-	pthread_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->lock);
 	return ret;
 }
 
@@ -532,7 +527,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
-	pthread_spin_lock(&qp->lock);
+	mana_spin_lock(&qp->lock);
 	cursor_start(qp, &qp->wr_cur);
 	qp->wr_err = 0;
 	qp->wr_state = MANA_WR_IDLE;
@@ -673,7 +668,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	else if (qp->wr_cur.head != qp->head_bu)
 		ring_sq(qp, &qp->wr_cur);
 	qp->wr_state = MANA_WR_IDLE;
-	pthread_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->lock);
 	return err;
 }
 
@@ -682,7 +677,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
 	qp->wr_state = MANA_WR_IDLE;
-	pthread_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->lock);
 }
 
 /* Everything but SEND: recorded as an error that wr_complete returns. */
