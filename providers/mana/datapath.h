@@ -103,4 +103,25 @@ int mana_fatal_error(struct ibv_context *ibctx);
 
 uint32_t mana_roundup_pow2(uint32_t v);
 
+int mana_ring_init(struct mana_ring *r, size_t bytes, uint32_t max_wr,
+		   uint32_t max_sge, enum gdma_queue_type qt);
+void mana_ring_fini(struct mana_ring *r);
+
+/* Nothing posted awaits completion (read by the poller). */
+static inline bool mana_ring_idle(struct mana_ring *r)
+{
+	return r->retired == mana_load_index(&r->posted);
+}
+
+/* The oldest outstanding WQE completes: its WR id. */
+static inline uint64_t mana_ring_retire(struct mana_ring *r)
+{
+	const struct mana_wqe_info *e =
+		mana_wqe_info_at(r->wqes, mana_ring_off(r->tail_bu, r->mask));
+
+	r->tail_bu += e->size_bu;
+	mana_store_index(&r->retired, r->retired + 1);
+	return e->wr_id;
+}
+
 #endif /* MANA_DATAPATH_H */

@@ -184,6 +184,24 @@ struct mana_wqe_info {
 	uint32_t reserved[5];
 };
 
+/*
+ * The datapath side of an SQ or RQ.  Counted in 32-byte units; the ring
+ * holds cap_bu of them (a power of two), enough for max_wr WQEs of max_sge,
+ * so only WRs need counting.  The poster owns head_bu and posted, the
+ * poller tail_bu and retired; each reads the other's count, never writes it.
+ */
+struct mana_ring {
+	struct mana_spinlock lock;	/* posters */
+	uint32_t head_bu, posted;
+	uint32_t tail_bu, retired;
+	uint32_t cap_bu;
+	uint32_t mask;			/* ring bytes - 1 */
+	struct mana_wqe_info *wqes;	/* cap_bu entries */
+	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
+	uint64_t hdr1;			/* WQE header, 1 SGE */
+	void *db_page;
+};
+
 struct mana_wq {
 	struct ibv_wq ibv_wq;
 	struct mana_buf buf;
@@ -192,21 +210,7 @@ struct mana_wq {
 	uint32_t wqe_size;
 	uint32_t wqid;			/* UINT32_MAX until an RSS QP uses it */
 	atomic_int ind_table_refs;
-	/*
-	 * datapath: 32-byte units; the ring holds cap_bu of them (pow2),
-	 * enough for max_wr WQEs of max_sge, so only WRs are counted.  The
-	 * poster owns head_bu and posted, the poller tail_bu and retired;
-	 * each reads the other's count, never writes it.
-	 */
-	struct mana_spinlock lock;
-	uint32_t head_bu, posted;
-	uint32_t tail_bu, retired;
-	uint32_t cap_bu;
-	uint32_t ring_mask;		/* buf.size - 1 */
-	struct mana_wqe_info *wqes;	/* cap_bu entries */
-	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
-	uint64_t hdr1;			/* WQE header, 1 SGE */
-	void *db_page;
+	struct mana_ring ring;		/* db_page mapped on the first post */
 };
 
 struct mana_rwq_ind_table {
@@ -259,22 +263,14 @@ struct mana_qp {
 	struct mana_rwq_ind_table *ind_table;
 	struct ibv_qp_cap cap;
 	uint8_t sq_sig_all;
-	/* send datapath: as the receive side of struct mana_wq */
-	struct mana_spinlock lock;
-	uint32_t head_bu, posted;
-	uint32_t tail_bu, retired;
-	uint32_t cap_bu;
-	uint32_t ring_mask;		/* sq_buf.size - 1 */
-	struct mana_wqe_info *wqes;	/* cap_bu entries */
+	/* send datapath */
+	struct mana_ring ring;
 	/* the signaled WQEs outstanding, oldest first (sig_mask + 1 entries) */
 	struct mana_sq_signaled *sig_ring;
 	uint32_t sig_mask;
 	uint32_t sig_head, sig_tail;
-	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
-	uint64_t hdr1;			/* WQE header, 1 SGE */
 	/* TX OOB for [0] an unsignaled (unless sq_sig_all), [1] a signaled WR */
 	uint64_t oob_template[2];
-	void *db_page;
 	uint8_t *inline_buf;		/* IBV_SEND_INLINE: a slot per unit */
 	struct verbs_mr inline_mr;
 	uint32_t inline_stride;

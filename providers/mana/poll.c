@@ -99,22 +99,14 @@ static void wc_set(struct mana_wc *wc, uint64_t wr_id, enum ibv_wc_status st,
 /* Retire the send WQE at the tail, and its signaled-ring entry if any. */
 static uint64_t sq_retire(struct mana_qp *qp)
 {
-	const struct mana_wqe_info *e =
-		mana_wqe_info_at(qp->wqes, mana_ring_off(qp->tail_bu, qp->ring_mask));
+	uint64_t wr_id = mana_ring_retire(&qp->ring);
 	uint32_t sig_head = mana_load_index(&qp->sig_head);
-	uint32_t retired = qp->retired + 1;
 
-	qp->tail_bu += e->size_bu;
 	while (qp->sig_tail != sig_head &&
-	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq - retired) < 0)
+	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq -
+			 qp->ring.retired) < 0)
 		qp->sig_tail++;
-	mana_store_index(&qp->retired, retired);
-	return e->wr_id;
-}
-
-static bool sq_idle(struct mana_qp *qp)
-{
-	return qp->retired == mana_load_index(&qp->posted);
+	return wr_id;
 }
 
 /*
@@ -123,9 +115,9 @@ static bool sq_idle(struct mana_qp *qp)
  */
 static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
 {
-	uint32_t bytes = (bu * GDMA_WQE_BU_SIZE) & qp->ring_mask;
+	uint32_t bytes = (bu * GDMA_WQE_BU_SIZE) & qp->ring.mask;
 
-	return off == bytes || off == (bu & (qp->cap_bu - 1));
+	return off == bytes || off == (bu & (qp->ring.cap_bu - 1));
 }
 
 /*
@@ -138,20 +130,20 @@ static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
 static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
 {
 	uint32_t off = gdma_ld32(cqe + MANA_TXCOMP_WQE_DW_OFF) >> MANA_TXCOMP_WQE_SHIFT;
-	uint32_t posted = mana_load_index(&qp->posted), first_sig = posted;
-	uint32_t pos = qp->tail_bu, n = qp->retired;
+	uint32_t posted = mana_load_index(&qp->ring.posted), first_sig = posted;
+	uint32_t pos = qp->ring.tail_bu, n = qp->ring.retired;
 
 	if (qp->sig_tail != mana_load_index(&qp->sig_head))
 		first_sig = qp->sig_ring[qp->sig_tail & qp->sig_mask].seq;
 	for (; n != posted; n++) {
 		if (tx_error_matches(qp, pos, off)) {
-			qp->tail_bu = pos;
-			mana_store_index(&qp->retired, n);
+			qp->ring.tail_bu = pos;
+			mana_store_index(&qp->ring.retired, n);
 			return;
 		}
 		if (n == first_sig)
 			return;
-		pos += mana_wqe_info_at(qp->wqes, mana_ring_off(pos, qp->ring_mask))->size_bu;
+		pos += mana_wqe_info_at(qp->ring.wqes, mana_ring_off(pos, qp->ring.mask))->size_bu;
 	}
 }
 
@@ -162,15 +154,15 @@ static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
 	uint8_t type = mana_cqe_fast_type(cqe);
 	struct mana_sq_signaled sig;
 
-	if (sq_idle(qp))
+	if (mana_ring_idle(&qp->ring))
 		return 0;	/* nothing outstanding: a stray CQE */
 	if (type == CQE_TX_OKAY) {
 		/* the oldest signaled WQE; those before it succeeded silently */
 		if (qp->sig_tail == mana_load_index(&qp->sig_head))
 			return 0;
 		sig = qp->sig_ring[qp->sig_tail & qp->sig_mask];
-		qp->tail_bu = sig.start_bu;
-		mana_store_index(&qp->retired, sig.seq);
+		qp->ring.tail_bu = sig.start_bu;
+		mana_store_index(&qp->ring.retired, sig.seq);
 		wc_set(wc, sq_retire(qp), IBV_WC_SUCCESS, 0);
 		return 1;
 	}
@@ -179,26 +171,12 @@ static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
 	return 1;
 }
 
-static uint64_t rq_retire(struct mana_wq *wq)
-{
-	const struct mana_wqe_info *e =
-		mana_wqe_info_at(wq->wqes, mana_ring_off(wq->tail_bu, wq->ring_mask));
-
-	wq->tail_bu += e->size_bu;
-	mana_store_index(&wq->retired, wq->retired + 1);
-	return e->wr_id;
-}
-
-static bool rq_idle(struct mana_wq *wq)
-{
-	return wq->retired == mana_load_index(&wq->posted);
-}
 
 static void rx_emit(struct mana_cq *cq, struct mana_wc *wc)
 {
 	struct mana_rx_backlog *b = &cq->backlog;
 
-	wc_set(wc, rq_retire(cq->rq), IBV_WC_SUCCESS, 0);
+	wc_set(wc, mana_ring_retire(&cq->rq->ring), IBV_WC_SUCCESS, 0);
 	wc->byte_len = b->len[b->next++];
 	wc->rx_flags = b->flags;
 	if (!--b->left)
@@ -213,7 +191,7 @@ static int rx_completion(struct mana_cq *cq, const uint8_t *cqe,
 	struct mana_rx_backlog *b = &cq->backlog;
 	unsigned int i;
 
-	if (rq_idle(wq))
+	if (mana_ring_idle(&wq->ring))
 		return 0;	/* no posted buffer: a stray CQE */
 	switch (type) {
 	case CQE_RX_OKAY:
@@ -235,7 +213,7 @@ static int rx_completion(struct mana_cq *cq, const uint8_t *cqe,
 	case CQE_RX_OBJECT_FENCE:
 		return 0;
 	default:
-		wc_set(wc, rq_retire(wq),
+		wc_set(wc, mana_ring_retire(&wq->ring),
 		       type == CQE_RX_TRUNCATED ? IBV_WC_LOC_LEN_ERR : IBV_WC_GENERAL_ERR,
 		       cqe_vendor_err(cqe, type));
 		return 1;
@@ -246,13 +224,13 @@ static int rx_completion(struct mana_cq *cq, const uint8_t *cqe,
 static int flush_one(struct mana_cq *cq, struct mana_wc *wc)
 {
 	if (cq->sq_qp) {
-		if (sq_idle(cq->sq_qp))
+		if (mana_ring_idle(&cq->sq_qp->ring))
 			return 0;
 		wc_set(wc, sq_retire(cq->sq_qp), IBV_WC_WR_FLUSH_ERR, 0);
 		return 1;
 	}
-	if (cq->rq && !rq_idle(cq->rq)) {
-		wc_set(wc, rq_retire(cq->rq), IBV_WC_WR_FLUSH_ERR, 0);
+	if (cq->rq && !mana_ring_idle(&cq->rq->ring)) {
+		wc_set(wc, mana_ring_retire(&cq->rq->ring), IBV_WC_WR_FLUSH_ERR, 0);
 		return 1;
 	}
 	return 0;
@@ -294,13 +272,13 @@ static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 		return NULL;
 	wq = cq->fast_rq;
-	retired = wq->retired;
-	if (retired == mana_load_index(&wq->posted))
+	retired = wq->ring.retired;
+	if (retired == mana_load_index(&wq->ring.posted))
 		return NULL;
-	e = mana_wqe_info_at(wq->wqes, mana_ring_off(wq->tail_bu, wq->ring_mask));
+	e = mana_wqe_info_at(wq->ring.wqes, mana_ring_off(wq->ring.tail_bu, wq->ring.mask));
 	*wr_id = e->wr_id;
-	wq->tail_bu += e->size_bu;
-	mana_store_index(&wq->retired, retired + 1);
+	wq->ring.tail_bu += e->size_bu;
+	mana_store_index(&wq->ring.retired, retired + 1);
 	cq_advance(cq, cqe);
 	return cqe;
 }
@@ -448,12 +426,12 @@ static inline void fill_wc(const struct mana_cq *cq, struct ibv_wc *wc,
 static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 {
 	struct mana_wq *wq = cq->fast_rq;
-	struct mana_wqe_info *wqes = wq->wqes;
+	struct mana_wqe_info *wqes = wq->ring.wqes;
 	const uint8_t *cqe = cq->next_cqe, *end = cq->end_cqe;
 	uint32_t owner = cq->owner_bits, opcode = cq->opcode, qp_num = cq->qp_num;
-	uint32_t tail = wq->tail_bu, ring_mask = wq->ring_mask;
+	uint32_t tail = wq->ring.tail_bu, ring_mask = wq->ring.mask;
 	/* no more than there are buffers posted: a CQE beyond is a stray */
-	uint32_t avail = mana_load_index(&wq->posted) - wq->retired;
+	uint32_t avail = mana_load_index(&wq->ring.posted) - wq->ring.retired;
 	const struct mana_wqe_info *e;
 	int n, lim = avail < (uint32_t)max ? (int)avail : max;
 
@@ -482,8 +460,8 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 	if (n) {
 		cq->next_cqe = cqe;
 		cq->owner_bits = owner;
-		wq->tail_bu = tail;
-		mana_store_index(&wq->retired, wq->retired + n);
+		wq->ring.tail_bu = tail;
+		mana_store_index(&wq->ring.retired, wq->ring.retired + n);
 	}
 	return n;
 }

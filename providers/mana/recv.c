@@ -10,30 +10,19 @@
 
 int mana_rq_init(struct mana_context *ctx, struct mana_wq *wq)
 {
-	struct gdma_wqe_header hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
-	uint8_t wire[GDMA_WQE_HDR_SIZE];
+	int ret = mana_ring_init(&wq->ring, wq->buf.size, wq->max_wr,
+				 wq->max_sge, GDMA_RQ);
 
-	if (gdma_wqe_header_encode(&hdr, GDMA_RQ, wire))
-		return EINVAL;
-	wq->hdr_template = gdma_ld64(wire) & ~(0xFFULL << GDMA_WQE_HDR_NUM_SGE_SHIFT);
-	wq->hdr1 = mana_wqe_hdr(wq->hdr_template, 1);
-	wq->cap_bu = wq->buf.size / GDMA_WQE_BU_SIZE;
-	wq->ring_mask = wq->buf.size - 1;
-	/* counting WRs is enough only if max_wr of the largest WQEs fit */
-	if ((uint64_t)wq->max_wr * mana_wqe_units(wq->max_sge) > wq->cap_bu)
-		return EINVAL;
-	wq->wqes = calloc(wq->cap_bu, sizeof(*wq->wqes));
-	if (!wq->wqes)
-		return ENOMEM;
-	mana_spin_init(&wq->lock);
-	wq->db_page = NULL;	/* mapped on first post: manadv users never post */
+	if (ret)
+		return ret;
+	wq->ring.db_page = NULL;	/* mapped on first post: manadv users never post */
 	wq->ibv_wq.post_recv = mana_post_wq_recv;
 	return 0;
 }
 
 void mana_rq_fini(struct mana_wq *wq)
 {
-	free(wq->wqes);
+	mana_ring_fini(&wq->ring);
 }
 
 static inline void rq_commit(struct mana_wqe_info *wqes, uint32_t off,
@@ -60,14 +49,14 @@ static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *limit,
 	if (*head == *limit)
 		return ENOMEM;
 	size = mana_wqe_units(wr->num_sge);
-	off = mana_ring_off(*head, wq->ring_mask);
-	gdma_st64(ring + off, mana_wqe_hdr(wq->hdr_template, wr->num_sge));
+	off = mana_ring_off(*head, wq->ring.mask);
+	gdma_st64(ring + off, mana_wqe_hdr(wq->ring.hdr_template, wr->num_sge));
 	gdma_st64(ring + off + 8, 0);	/* RX OOB: unused */
 	for (i = 0; i < (uint32_t)wr->num_sge; i++)
-		mana_put_sge(ring, wq->ring_mask, off + 16 + i * GDMA_SGE_SIZE,
+		mana_put_sge(ring, wq->ring.mask, off + 16 + i * GDMA_SGE_SIZE,
 			     wr->sg_list[i].addr, wr->sg_list[i].lkey,
 			     wr->sg_list[i].length);
-	rq_commit(wq->wqes, off, size, wr->wr_id);
+	rq_commit(wq->ring.wqes, off, size, wr->wr_id);
 	*head += size;
 	/* one WR of @size units */
 	*delta += size - 1;
@@ -87,9 +76,9 @@ static int post_check(struct mana_wq *wq, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return mana_fatal_error(wq->ibv_wq.context);
 	}
-	if (!wq->db_page) {
-		wq->db_page = mana_get_db_page(to_mctx(wq->ibv_wq.context));
-		if (!wq->db_page) {
+	if (!wq->ring.db_page) {
+		wq->ring.db_page = mana_get_db_page(to_mctx(wq->ibv_wq.context));
+		if (!wq->ring.db_page) {
 			*bad_wr = wr;
 			return EIO;
 		}
@@ -101,24 +90,24 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
 	struct mana_wq *wq = to_mwq(ibwq);
-	struct mana_wqe_info *wqes = wq->wqes;
-	uint32_t head, delta, limit, off, ring_mask = wq->ring_mask;
+	struct mana_wqe_info *wqes = wq->ring.wqes;
+	uint32_t head, delta, limit, off, ring_mask = wq->ring.mask;
 	uint8_t *ring = wq->buf.addr;
-	uint64_t hdr1 = wq->hdr1;
+	uint64_t hdr1 = wq->ring.hdr1;
 	int ret;
 
 	ret = post_check(wq, wr, bad_wr);
 	if (ret)
 		return ret;
 
-	mana_spin_lock(&wq->lock);
+	mana_spin_lock(&wq->ring.lock);
 	/*
 	 * Counted in units: WRs posted = head - delta, and limit is the head
 	 * at which max_wr are outstanding (a larger WQE moves it on).
 	 */
-	head = wq->head_bu;
-	delta = head - wq->posted;
-	limit = mana_load_index(&wq->retired) + wq->max_wr + delta;
+	head = wq->ring.head_bu;
+	delta = head - wq->ring.posted;
+	limit = mana_load_index(&wq->ring.retired) + wq->max_wr + delta;
 	for (; wr; wr = wr->next) {
 		if (mana_likely(wr->num_sge == 1 && head != limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
@@ -136,13 +125,13 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		}
 	}
 	/* one doorbell for every WQE that made it, none for the rest */
-	if (head != wq->head_bu) {
-		wq->head_bu = head;
-		mana_store_index(&wq->posted, head - delta);
-		mana_ring_doorbell(wq->db_page, GDMA_DB_OFF_RQ,
+	if (head != wq->ring.head_bu) {
+		wq->ring.head_bu = head;
+		mana_store_index(&wq->ring.posted, head - delta);
+		mana_ring_doorbell(wq->ring.db_page, GDMA_DB_OFF_RQ,
 				   (uint64_t)wq->wqid |
 				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);
 	}
-	mana_spin_unlock(&wq->lock);
+	mana_spin_unlock(&wq->ring.lock);
 	return ret;
 }

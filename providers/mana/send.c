@@ -15,29 +15,10 @@
 
 #include "datapath.h"
 
-uint32_t mana_roundup_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-int mana_fatal_error(struct ibv_context *ibctx)
-{
-	struct mana_context *ctx = to_mctx(ibctx);
-
-	if (!atomic_flag_test_and_set(&ctx->fatal_logged))
-		mana_err(ibctx, "device is in fatal state: close and reopen it");
-	return EIO;
-}
-
 /* ---- setup ------------------------------------------------------------- */
 
-static int sq_templates(struct mana_qp *qp)
+static int sq_oob_templates(struct mana_qp *qp)
 {
-	struct gdma_wqe_header hdr = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct mana_tx_oob oob = {
 		.pkt_fmt = MANA_SHORT_PKT_FMT,
 		.vcq_num = qp->send_cq->cqid,
@@ -45,19 +26,15 @@ static int sq_templates(struct mana_qp *qp)
 		.short_vp_offset = qp->tx_vp_offset,
 	};
 	/* room for the long form: the encoder writes 8 or 24 bytes */
-	uint8_t oob_wire[GDMA_OOB_LARGE], hdr_wire[GDMA_WQE_HDR_SIZE];
+	uint8_t oob_wire[GDMA_OOB_LARGE];
 	uint64_t signaled;
 
-	if (mana_tx_oob_encode(&oob, oob_wire) ||
-	    gdma_wqe_header_encode(&hdr, GDMA_SQ, hdr_wire))
+	if (mana_tx_oob_encode(&oob, oob_wire))
 		return EINVAL;
 	signaled = gdma_ld64(oob_wire);
 	qp->oob_template[1] = signaled;
 	qp->oob_template[0] = qp->sq_sig_all ? signaled :
 					       signaled | MANA_TXOOB_SUPPRESS_CQE;
-	qp->hdr_template = gdma_ld64(hdr_wire) &
-			   ~(0xFFULL << GDMA_WQE_HDR_NUM_SGE_SHIFT);
-	qp->hdr1 = mana_wqe_hdr(qp->hdr_template, 1);
 	return 0;
 }
 
@@ -71,7 +48,7 @@ static int sq_inline_area(struct mana_context *ctx, struct mana_qp *qp,
 	int ret;
 
 	qp->inline_stride = (qp->max_inline_data + 63) & ~63u;
-	len = (size_t)qp->inline_stride * qp->cap_bu;
+	len = (size_t)qp->inline_stride * qp->ring.cap_bu;
 	len = (len + MANA_PAGE_SIZE - 1) & ~(size_t)(MANA_PAGE_SIZE - 1);
 	if (posix_memalign((void **)&qp->inline_buf, MANA_PAGE_SIZE, len))
 		return ENOMEM;
@@ -93,22 +70,19 @@ int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp,
 {
 	int ret;
 
-	if (sq_templates(qp))
+	if (sq_oob_templates(qp))
 		return EINVAL;
-	qp->cap_bu = qp->sq_buf.size / GDMA_WQE_BU_SIZE;
-	qp->ring_mask = qp->sq_buf.size - 1;
-	/* counting WRs is enough only if max_send_wr of the largest WQEs fit */
-	if ((uint64_t)qp->max_send_wr * mana_wqe_units(qp->max_send_sge) > qp->cap_bu)
-		return EINVAL;
+	ret = mana_ring_init(&qp->ring, qp->sq_buf.size, qp->max_send_wr,
+			     qp->max_send_sge, GDMA_SQ);
+	if (ret)
+		return ret;
 	qp->sig_mask = mana_roundup_pow2(qp->max_send_wr) - 1;
-	qp->wqes = calloc(qp->cap_bu, sizeof(*qp->wqes));
 	qp->sig_ring = calloc(qp->sig_mask + 1, sizeof(*qp->sig_ring));
 	ret = ENOMEM;
-	if (!qp->wqes || !qp->sig_ring)
+	if (!qp->sig_ring)
 		goto err_free;
-	mana_spin_init(&qp->lock);
-	qp->db_page = mana_get_db_page(ctx);
-	if (!qp->db_page) {
+	qp->ring.db_page = mana_get_db_page(ctx);
+	if (!qp->ring.db_page) {
 		ret = errno ? errno : EIO;
 		goto err_free;
 	}
@@ -121,9 +95,8 @@ int mana_sq_init(struct mana_context *ctx, struct mana_qp *qp,
 
 err_free:
 	free(qp->sig_ring);
-	free(qp->wqes);
 	qp->sig_ring = NULL;
-	qp->wqes = NULL;
+	mana_ring_fini(&qp->ring);
 	return ret;
 }
 
@@ -134,7 +107,7 @@ void mana_sq_fini(struct mana_qp *qp)
 		free(qp->inline_buf);
 	}
 	free(qp->sig_ring);
-	free(qp->wqes);
+	mana_ring_fini(&qp->ring);
 }
 
 /* ---- checksum offload -------------------------------------------------- */
@@ -245,11 +218,11 @@ struct sq_fast {
 static inline void sq_fast_init(const struct mana_qp *qp, struct sq_fast *f)
 {
 	f->ring = qp->sq_buf.addr;
-	f->wqes = qp->wqes;
+	f->wqes = qp->ring.wqes;
 	f->sig_ring = qp->sig_ring;
-	f->ring_mask = qp->ring_mask;
+	f->ring_mask = qp->ring.mask;
 	f->sig_mask = qp->sig_mask;
-	f->hdr1 = qp->hdr1;
+	f->hdr1 = qp->ring.hdr1;
 	f->oob[0] = qp->oob_template[0];
 	f->oob[1] = qp->oob_template[1];
 }
@@ -310,14 +283,14 @@ static int sq_put(struct mana_qp *qp, struct mana_sq_cursor *c, uint64_t oob,
 
 	if (c->head == c->limit)
 		return ENOMEM;
-	off = mana_ring_off(c->head, qp->ring_mask);
+	off = mana_ring_off(c->head, qp->ring.mask);
 	/* header and OOB: 16 bytes at a unit boundary, never wrapping */
-	gdma_st64(ring + off, mana_wqe_hdr(qp->hdr_template, n));
+	gdma_st64(ring + off, mana_wqe_hdr(qp->ring.hdr_template, n));
 	gdma_st64(ring + off + 8, oob);
 	for (i = 0; i < n; i++)
-		mana_put_sge(ring, qp->ring_mask, off + 16 + i * GDMA_SGE_SIZE,
+		mana_put_sge(ring, qp->ring.mask, off + 16 + i * GDMA_SGE_SIZE,
 			     sg[i].addr, sg[i].lkey, sg[i].length);
-	sq_commit(qp->wqes, qp->sig_ring, qp->sig_mask, c, off, size, oob, wr_id);
+	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off, size, oob, wr_id);
 	return 0;
 }
 
@@ -343,7 +316,7 @@ static int sq_put_inline(struct mana_qp *qp, struct mana_sq_cursor *c,
 	if (c->head == c->limit)
 		return ENOMEM;
 	slot = qp->inline_buf +
-	       (size_t)(c->head & (qp->cap_bu - 1)) * qp->inline_stride;
+	       (size_t)(c->head & (qp->ring.cap_bu - 1)) * qp->inline_stride;
 	for (i = 0; i < n; i++) {
 		if (bufs[i].length > qp->max_inline_data - total) {
 			mana_err(qp->vqp.qp.context, "inline data exceeds %u bytes",
@@ -362,20 +335,20 @@ static int sq_put_inline(struct mana_qp *qp, struct mana_sq_cursor *c,
 
 static void ring_sq(struct mana_qp *qp, const struct mana_sq_cursor *c)
 {
-	qp->head_bu = c->head;
+	qp->ring.head_bu = c->head;
 	mana_store_index(&qp->sig_head, c->sig_head);
-	mana_store_index(&qp->posted, c->head - c->delta);
-	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_SQ,
+	mana_store_index(&qp->ring.posted, c->head - c->delta);
+	mana_ring_doorbell(qp->ring.db_page, GDMA_DB_OFF_SQ,
 			   (uint64_t)qp->sq_id |
 			   (uint64_t)(c->head * GDMA_WQE_BU_SIZE) << 32);
 }
 
 static void cursor_start(struct mana_qp *qp, struct mana_sq_cursor *c)
 {
-	c->head = qp->head_bu;
-	c->delta = qp->head_bu - qp->posted;
+	c->head = qp->ring.head_bu;
+	c->delta = qp->ring.head_bu - qp->ring.posted;
 	c->sig_head = qp->sig_head;
-	c->limit = mana_load_index(&qp->retired) + qp->max_send_wr + c->delta;
+	c->limit = mana_load_index(&qp->ring.retired) + qp->max_send_wr + c->delta;
 }
 
 /* ---- ibv_post_send ----------------------------------------------------- */
@@ -458,7 +431,7 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret)
 		return ret;
 
-	mana_spin_lock(&qp->lock);
+	mana_spin_lock(&qp->ring.lock);
 	sq_fast_init(qp, &f);
 	cursor_start(qp, &c);
 	/* head and limit in registers; the rest of the cursor changes rarely */
@@ -488,9 +461,9 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	c.head = head;
 	/* one doorbell for every WQE that made it, none for the rest */
-	if (c.head != qp->head_bu)
+	if (c.head != qp->ring.head_bu)
 		ring_sq(qp, &c);
-	mana_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->ring.lock);
 	return ret;
 }
 
@@ -527,7 +500,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
-	mana_spin_lock(&qp->lock);
+	mana_spin_lock(&qp->ring.lock);
 	cursor_start(qp, &qp->wr_cur);
 	qp->wr_err = 0;
 	qp->wr_state = MANA_WR_IDLE;
@@ -629,10 +602,10 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		wr_sge_slow(qp, lkey, addr, length);
 		return;
 	}
-	off = mana_ring_off(c->head, qp->ring_mask);
-	mana_put_wqe1(qp->sq_buf.addr, off, qp->hdr1, oob, addr, lkey, length);
+	off = mana_ring_off(c->head, qp->ring.mask);
+	mana_put_wqe1(qp->sq_buf.addr, off, qp->ring.hdr1, oob, addr, lkey, length);
 	qp->wr_state = MANA_WR_IDLE;
-	sq_commit(qp->wqes, qp->sig_ring, qp->sig_mask, c, off, 1, oob,
+	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off, 1, oob,
 		  qp->wr_pending_id);
 }
 
@@ -665,10 +638,10 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	if (err)
 		mana_err(qpx->qp_base.context, "ibv_wr_complete: %s; nothing was posted",
 			 strerror(err));
-	else if (qp->wr_cur.head != qp->head_bu)
+	else if (qp->wr_cur.head != qp->ring.head_bu)
 		ring_sq(qp, &qp->wr_cur);
 	qp->wr_state = MANA_WR_IDLE;
-	mana_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->ring.lock);
 	return err;
 }
 
@@ -677,7 +650,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
 	qp->wr_state = MANA_WR_IDLE;
-	mana_spin_unlock(&qp->lock);
+	mana_spin_unlock(&qp->ring.lock);
 }
 
 /* Everything but SEND: recorded as an error that wr_complete returns. */
