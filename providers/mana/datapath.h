@@ -6,7 +6,7 @@
  *
  * Rings are counted in 32-byte basic units (BU).  A WQE's info (WR id and
  * size) is filed under the unit it starts at, so every index is a mask of
- * a free-running counter and no separate per-WR counter is needed.
+ * a free-running counter; WRs are counted besides (see struct mana_cursor).
  */
 #ifndef MANA_DATAPATH_H
 #define MANA_DATAPATH_H
@@ -36,12 +36,9 @@ static inline uint64_t mana_wqe_hdr(uint64_t hdr_template, uint32_t nsge)
 	return hdr_template | (uint64_t)nsge << GDMA_WQE_HDR_NUM_SGE_SHIFT;
 }
 
-/* An SGE at byte @off of a ring; 16 bytes at a 16-byte offset never wrap. */
-static inline void mana_put_sge(uint8_t *ring, uint32_t ring_mask, uint32_t off,
-				uint64_t addr, uint32_t lkey, uint32_t len)
+static inline void mana_put_sge(uint8_t *p, uint64_t addr, uint32_t lkey,
+				uint32_t len)
 {
-	uint8_t *p = ring + (off & ring_mask);
-
 	gdma_st64(p, addr);
 	gdma_st64(p + 8, (uint64_t)lkey | (uint64_t)len << 32);
 }
@@ -51,12 +48,26 @@ static inline void mana_put_wqe1(uint8_t *ring, uint32_t off, uint64_t hdr,
 				 uint64_t oob, uint64_t addr, uint32_t lkey,
 				 uint32_t len)
 {
-	uint8_t *p = ring + off;
+	gdma_st64(ring + off, hdr);
+	gdma_st64(ring + off + 8, oob);
+	mana_put_sge(ring + off + 16, addr, lkey, len);
+}
 
-	gdma_st64(p, hdr);
-	gdma_st64(p + 8, oob);
-	gdma_st64(p + 16, addr);
-	gdma_st64(p + 24, (uint64_t)lkey | (uint64_t)len << 32);
+/*
+ * A WQE of @n SGEs at ring byte @off (masked): header and OOB are 16 bytes
+ * at a unit boundary and never wrap, each SGE wraps on its own.
+ */
+static inline void mana_put_wqe(uint8_t *ring, uint32_t ring_mask, uint32_t off,
+				uint64_t hdr, uint64_t oob,
+				const struct ibv_sge *sg, uint32_t n)
+{
+	uint32_t i;
+
+	gdma_st64(ring + off, hdr);
+	gdma_st64(ring + off + 8, oob);
+	for (i = 0; i < n; i++)
+		mana_put_sge(ring + ((off + 16 + i * GDMA_SGE_SIZE) & ring_mask),
+			     sg[i].addr, sg[i].lkey, sg[i].length);
 }
 
 _Static_assert(sizeof(struct mana_wqe_info) == GDMA_WQE_BU_SIZE,
@@ -72,6 +83,16 @@ static inline struct mana_wqe_info *mana_wqe_info_at(struct mana_wqe_info *wqes,
 static inline uint32_t mana_ring_off(uint32_t bu, uint32_t ring_mask)
 {
 	return (bu * GDMA_WQE_BU_SIZE) & ring_mask;
+}
+
+/* File the WR id and size of the WQE at ring byte @off. */
+static inline void mana_file_wqe(struct mana_wqe_info *wqes, uint32_t off,
+				 uint32_t size, uint64_t wr_id)
+{
+	struct mana_wqe_info *e = mana_wqe_info_at(wqes, off);
+
+	e->wr_id = wr_id;
+	e->size_bu = size;
 }
 
 /* Indexes written under one lock and read under another. */
@@ -106,6 +127,31 @@ uint32_t mana_roundup_pow2(uint32_t v);
 int mana_ring_init(struct mana_ring *r, size_t bytes, uint32_t max_wr,
 		   uint32_t max_sge, enum gdma_queue_type qt);
 void mana_ring_fini(struct mana_ring *r);
+
+/* A post starts where the ring's head is, with room for @max_wr WRs. */
+static inline void mana_cursor_start(const struct mana_ring *r, uint32_t max_wr,
+				     struct mana_cursor *c)
+{
+	c->head = r->head_bu;
+	c->delta = r->head_bu - r->posted;
+	c->limit = mana_load_index(&r->retired) + max_wr + c->delta;
+}
+
+/* A WQE of @size units went in at the cursor: one WR, whatever its size. */
+static inline void mana_cursor_advance(struct mana_cursor *c, uint32_t size)
+{
+	c->head += size;
+	c->delta += size - 1;
+	c->limit += size - 1;
+}
+
+/* The WRs before the cursor are the poller's to see (before the doorbell). */
+static inline void mana_ring_publish(struct mana_ring *r,
+				     const struct mana_cursor *c)
+{
+	r->head_bu = c->head;
+	mana_store_index(&r->posted, c->head - c->delta);
+}
 
 /* Nothing posted awaits completion (read by the poller). */
 static inline bool mana_ring_idle(struct mana_ring *r)

@@ -231,13 +231,13 @@ struct mana_sq_signaled {
 };
 
 /*
- * Where a send post is: the next unit and signaled-ring slot.  The WR
- * count is head - delta (delta grows by size - 1 per WQE), and limit is
- * the head at which max_send_wr are outstanding, so a one-unit WQE only
- * moves head.  The QP's head_bu, posted and sig_head catch up when the
- * doorbell rings.
+ * Where a post is: the next unit (and, for sends, signaled-ring slot).
+ * The WR count is head - delta (delta grows by size - 1 per WQE), and
+ * limit is the head at which max_wr are outstanding, so a one-unit WQE
+ * only moves head.  The ring's head_bu and posted (and the QP's sig_head)
+ * catch up when the doorbell rings.
  */
-struct mana_sq_cursor {
+struct mana_cursor {
 	uint32_t head, limit, sig_head, delta;
 };
 
@@ -277,7 +277,7 @@ struct mana_qp {
 	bool flushing;			/* QP in ERR: poll flushes the SQ */
 	/* ibv_wr_*: WQEs are built past head_bu and published by wr_complete */
 	enum mana_wr_state wr_state;
-	struct mana_sq_cursor wr_cur;
+	struct mana_cursor wr_cur;
 	uint64_t wr_pending_id;
 	uint64_t wr_pending_oob;
 	int wr_pending_flags;

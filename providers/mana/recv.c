@@ -25,42 +25,27 @@ void mana_rq_fini(struct mana_wq *wq)
 	mana_ring_fini(&wq->ring);
 }
 
-static inline void rq_commit(struct mana_wqe_info *wqes, uint32_t off,
-			     uint32_t size, uint64_t wr_id)
-{
-	struct mana_wqe_info *e = mana_wqe_info_at(wqes, off);
-
-	e->wr_id = wr_id;
-	e->size_bu = size;
-}
-
 /* A WR of several SGEs (or a bad one): the general path. */
-static int rq_put(struct mana_wq *wq, uint32_t *head, uint32_t *limit,
-		  uint32_t *delta, const struct ibv_recv_wr *wr)
+static int rq_put(struct mana_wq *wq, struct mana_cursor *c,
+		  const struct ibv_recv_wr *wr)
 {
-	uint8_t *ring = wq->buf.addr;
-	uint32_t size, off, i;
+	uint32_t size, off;
 
 	if (wr->num_sge <= 0 || (uint32_t)wr->num_sge > wq->max_sge) {
 		mana_err(wq->ibv_wq.context, "%d SGEs, the WQ takes 1..%u",
 			 wr->num_sge, wq->max_sge);
 		return EINVAL;
 	}
-	if (*head == *limit)
+	if (c->head == c->limit)
 		return ENOMEM;
 	size = mana_wqe_units(wr->num_sge);
-	off = mana_ring_off(*head, wq->ring.mask);
-	gdma_st64(ring + off, mana_wqe_hdr(wq->ring.hdr_template, wr->num_sge));
-	gdma_st64(ring + off + 8, 0);	/* RX OOB: unused */
-	for (i = 0; i < (uint32_t)wr->num_sge; i++)
-		mana_put_sge(ring, wq->ring.mask, off + 16 + i * GDMA_SGE_SIZE,
-			     wr->sg_list[i].addr, wr->sg_list[i].lkey,
-			     wr->sg_list[i].length);
-	rq_commit(wq->ring.wqes, off, size, wr->wr_id);
-	*head += size;
-	/* one WR of @size units */
-	*delta += size - 1;
-	*limit += size - 1;
+	off = mana_ring_off(c->head, wq->ring.mask);
+	/* the RX OOB is unused: zero */
+	mana_put_wqe(wq->buf.addr, wq->ring.mask, off,
+		     mana_wqe_hdr(wq->ring.hdr_template, wr->num_sge), 0,
+		     wr->sg_list, wr->num_sge);
+	mana_file_wqe(wq->ring.wqes, off, size, wr->wr_id);
+	mana_cursor_advance(c, size);
 	return 0;
 }
 
@@ -91,9 +76,10 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct mana_wq *wq = to_mwq(ibwq);
 	struct mana_wqe_info *wqes = wq->ring.wqes;
-	uint32_t head, delta, limit, off, ring_mask = wq->ring.mask;
+	uint32_t head, limit, off, ring_mask = wq->ring.mask;
 	uint8_t *ring = wq->buf.addr;
 	uint64_t hdr1 = wq->ring.hdr1;
+	struct mana_cursor c;
 	int ret;
 
 	ret = post_check(wq, wr, bad_wr);
@@ -101,33 +87,34 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		return ret;
 
 	mana_spin_lock(&wq->ring.lock);
-	/*
-	 * Counted in units: WRs posted = head - delta, and limit is the head
-	 * at which max_wr are outstanding (a larger WQE moves it on).
-	 */
-	head = wq->ring.head_bu;
-	delta = head - wq->ring.posted;
-	limit = mana_load_index(&wq->ring.retired) + wq->max_wr + delta;
+	mana_cursor_start(&wq->ring, wq->max_wr, &c);
+	/* head and limit in registers; the rest of the cursor changes rarely */
+	head = c.head;
+	limit = c.limit;
 	for (; wr; wr = wr->next) {
 		if (mana_likely(wr->num_sge == 1 && head != limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
 
 			off = mana_ring_off(head, ring_mask);
 			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
-			rq_commit(wqes, off, 1, wr->wr_id);
+			mana_file_wqe(wqes, off, 1, wr->wr_id);
 			head++;
 			continue;
 		}
-		ret = rq_put(wq, &head, &limit, &delta, wr);
+		c.head = head;
+		c.limit = limit;
+		ret = rq_put(wq, &c, wr);
+		head = c.head;
+		limit = c.limit;
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
 	}
+	c.head = head;
 	/* one doorbell for every WQE that made it, none for the rest */
 	if (head != wq->ring.head_bu) {
-		wq->ring.head_bu = head;
-		mana_store_index(&wq->ring.posted, head - delta);
+		mana_ring_publish(&wq->ring, &c);
 		mana_ring_doorbell(wq->ring.db_page, GDMA_DB_OFF_RQ,
 				   (uint64_t)wq->wqid |
 				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);

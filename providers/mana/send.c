@@ -234,7 +234,7 @@ static inline uint64_t oob_for(const struct mana_qp *qp, unsigned int flags)
 
 /* A signaled WQE starting at unit @head: the poller retires up to it. */
 static inline void sq_signal(struct mana_sq_signaled *sig_ring, uint32_t sig_mask,
-			     struct mana_sq_cursor *c, uint32_t head)
+			     struct mana_cursor *c, uint32_t head)
 {
 	sig_ring[c->sig_head++ & sig_mask] =
 		(struct mana_sq_signaled){ head, head - c->delta };
@@ -243,19 +243,13 @@ static inline void sq_signal(struct mana_sq_signaled *sig_ring, uint32_t sig_mas
 /* File the WQE at ring byte @off (the cursor's unit) and move past it. */
 static inline void sq_commit(struct mana_wqe_info *wqes,
 			     struct mana_sq_signaled *sig_ring, uint32_t sig_mask,
-			     struct mana_sq_cursor *c, uint32_t off,
+			     struct mana_cursor *c, uint32_t off,
 			     uint32_t size, uint64_t oob, uint64_t wr_id)
 {
-	struct mana_wqe_info *e = mana_wqe_info_at(wqes, off);
-
-	e->wr_id = wr_id;
-	e->size_bu = size;
+	mana_file_wqe(wqes, off, size, wr_id);
 	if (!(oob & MANA_TXOOB_SUPPRESS_CQE))
 		sq_signal(sig_ring, sig_mask, c, c->head);
-	c->head += size;
-	/* one WR whatever its size */
-	c->delta += size - 1;
-	c->limit += size - 1;
+	mana_cursor_advance(c, size);
 }
 
 /*
@@ -267,35 +261,29 @@ static inline void sq_put1(const struct sq_fast *f, uint32_t head,
 			   uint32_t len, uint64_t wr_id)
 {
 	uint32_t off = mana_ring_off(head, f->ring_mask);
-	struct mana_wqe_info *e = mana_wqe_info_at(f->wqes, off);
 
 	mana_put_wqe1(f->ring, off, f->hdr1, oob, addr, lkey, len);
-	e->wr_id = wr_id;
-	e->size_bu = 1;
+	mana_file_wqe(f->wqes, off, 1, wr_id);
 }
 
 /* Any send of @n SGEs (n >= 1), checksum bits already in @oob. */
-static int sq_put(struct mana_qp *qp, struct mana_sq_cursor *c, uint64_t oob,
+static int sq_put(struct mana_qp *qp, struct mana_cursor *c, uint64_t oob,
 		  const struct ibv_sge *sg, uint32_t n, uint64_t wr_id)
 {
-	uint32_t size = mana_wqe_units(n), off, i;
-	uint8_t *ring = qp->sq_buf.addr;
+	uint32_t off;
 
 	if (c->head == c->limit)
 		return ENOMEM;
 	off = mana_ring_off(c->head, qp->ring.mask);
-	/* header and OOB: 16 bytes at a unit boundary, never wrapping */
-	gdma_st64(ring + off, mana_wqe_hdr(qp->ring.hdr_template, n));
-	gdma_st64(ring + off + 8, oob);
-	for (i = 0; i < n; i++)
-		mana_put_sge(ring, qp->ring.mask, off + 16 + i * GDMA_SGE_SIZE,
-			     sg[i].addr, sg[i].lkey, sg[i].length);
-	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off, size, oob, wr_id);
+	mana_put_wqe(qp->sq_buf.addr, qp->ring.mask, off,
+		     mana_wqe_hdr(qp->ring.hdr_template, n), oob, sg, n);
+	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off,
+		  mana_wqe_units(n), oob, wr_id);
 	return 0;
 }
 
 /* IBV_SEND_INLINE: the data goes to the bounce slot of the WQE's unit. */
-static int sq_put_inline(struct mana_qp *qp, struct mana_sq_cursor *c,
+static int sq_put_inline(struct mana_qp *qp, struct mana_cursor *c,
 			 const struct ibv_data_buf *bufs, size_t n,
 			 unsigned int flags, uint64_t wr_id)
 {
@@ -333,27 +321,24 @@ static int sq_put_inline(struct mana_qp *qp, struct mana_sq_cursor *c,
 	return sq_put(qp, c, oob_for(qp, flags) | bits, &sge, 1, wr_id);
 }
 
-static void ring_sq(struct mana_qp *qp, const struct mana_sq_cursor *c)
+static void ring_sq(struct mana_qp *qp, const struct mana_cursor *c)
 {
-	qp->ring.head_bu = c->head;
 	mana_store_index(&qp->sig_head, c->sig_head);
-	mana_store_index(&qp->ring.posted, c->head - c->delta);
+	mana_ring_publish(&qp->ring, c);
 	mana_ring_doorbell(qp->ring.db_page, GDMA_DB_OFF_SQ,
 			   (uint64_t)qp->sq_id |
 			   (uint64_t)(c->head * GDMA_WQE_BU_SIZE) << 32);
 }
 
-static void cursor_start(struct mana_qp *qp, struct mana_sq_cursor *c)
+static void cursor_start(struct mana_qp *qp, struct mana_cursor *c)
 {
-	c->head = qp->ring.head_bu;
-	c->delta = qp->ring.head_bu - qp->ring.posted;
+	mana_cursor_start(&qp->ring, qp->max_send_wr, c);
 	c->sig_head = qp->sig_head;
-	c->limit = mana_load_index(&qp->ring.retired) + qp->max_send_wr + c->delta;
 }
 
 /* ---- ibv_post_send ----------------------------------------------------- */
 
-static int post_general(struct mana_qp *qp, struct mana_sq_cursor *c,
+static int post_general(struct mana_qp *qp, struct mana_cursor *c,
 			struct ibv_send_wr *wr)
 {
 	struct ibv_data_buf bufs[GDMA_MAX_TX_SGE];
@@ -421,7 +406,7 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
 {
 	struct mana_qp *qp = to_mqp(ibqp);
-	struct mana_sq_cursor c;
+	struct mana_cursor c;
 	uint32_t head, limit;
 	struct sq_fast f;
 	uint64_t oob;
@@ -594,7 +579,7 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
-	struct mana_sq_cursor *c = &qp->wr_cur;
+	struct mana_cursor *c = &qp->wr_cur;
 	uint64_t oob = qp->wr_pending_oob;
 	uint32_t off;
 
