@@ -159,15 +159,21 @@ static inline bool mana_ring_idle(struct mana_ring *r)
 	return r->retired == mana_load_index(&r->posted);
 }
 
-/* The oldest outstanding WQE completes: its WR id. */
-static inline uint64_t mana_ring_retire(struct mana_ring *r)
+/* The oldest outstanding WQE, WR number @retired, completes: its WR id. */
+static inline uint64_t mana_ring_retire_nth(struct mana_ring *r, uint32_t retired)
 {
 	const struct mana_wqe_info *e =
 		mana_wqe_info_at(r->wqes, mana_ring_off(r->tail_bu, r->mask));
+	uint64_t wr_id = e->wr_id;
 
 	r->tail_bu += e->size_bu;
-	mana_store_index(&r->retired, r->retired + 1);
-	return e->wr_id;
+	mana_store_index(&r->retired, retired + 1);
+	return wr_id;
+}
+
+static inline uint64_t mana_ring_retire(struct mana_ring *r)
+{
+	return mana_ring_retire_nth(r, r->retired);
 }
 
 #endif /* MANA_DATAPATH_H */

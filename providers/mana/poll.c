@@ -5,8 +5,9 @@
  *
  * A CQ serves exactly one SQ or one RQ (the kernel binds it), so opcode
  * and QP number are the CQ's.  A plain one-frame receive completion takes
- * the fast path (rx_fast); everything else (sends, coalesced frames,
- * errors, empty or lapped rings, the flush) the general one (cq_next).
+ * a fast path (rx_batch for ibv_poll_cq, rx_fast for the extended CQ);
+ * everything else (sends, coalesced frames, errors, empty or lapped rings,
+ * the flush) the general one (cq_next).
  */
 #include <stddef.h>
 #include <string.h>
@@ -15,8 +16,8 @@
 
 /*
  * What fast_rq points to when the fast path must not run: it has retired
- * all it posted (nothing), so rx_fast sees no posted buffer and steps aside, and no
- * NULL test is needed on the fast path.
+ * all it posted (nothing), so the fast paths see no posted buffer and step
+ * aside without a NULL test.
  */
 static struct mana_wq never_ready;
 
@@ -115,9 +116,8 @@ static uint64_t sq_retire(struct mana_qp *qp)
  */
 static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
 {
-	uint32_t bytes = (bu * GDMA_WQE_BU_SIZE) & qp->ring.mask;
-
-	return off == bytes || off == (bu & (qp->ring.cap_bu - 1));
+	return off == mana_ring_off(bu, qp->ring.mask) ||
+	       off == (bu & (qp->ring.cap_bu - 1));
 }
 
 /*
@@ -143,7 +143,8 @@ static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
 		}
 		if (n == first_sig)
 			return;
-		pos += mana_wqe_info_at(qp->ring.wqes, mana_ring_off(pos, qp->ring.mask))->size_bu;
+		pos += mana_wqe_info_at(qp->ring.wqes,
+					mana_ring_off(pos, qp->ring.mask))->size_bu;
 	}
 }
 
@@ -170,7 +171,6 @@ static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
 	wc_set(wc, sq_retire(qp), tx_error_status(type), cqe_vendor_err(cqe, type));
 	return 1;
 }
-
 
 static void rx_emit(struct mana_cq *cq, struct mana_wc *wc)
 {
@@ -242,14 +242,21 @@ static inline uint32_t cqe_owner_bits(const uint8_t *cqe)
 	return cqe[GDMA_CQE_SIZE - 1] & (GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT);
 }
 
-/* Past the CQE at the consumer index; a new lap expects new owner bits. */
+/* The consumer wrapped: a new lap expects new owner bits. */
+static inline uint32_t cq_next_lap(struct mana_cq *cq)
+{
+	cq->lap++;
+	cq->owner_bits = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+	return cq->owner_bits;
+}
+
+/* Past the CQE at the consumer index. */
 static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
 {
 	cqe += GDMA_CQE_SIZE;
 	if (mana_unlikely(cqe == cq->end_cqe)) {
 		cqe = cq->buf.addr;
-		cq->lap++;
-		cq->owner_bits = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+		cq_next_lap(cq);
 	}
 	cq->next_cqe = cqe;
 }
@@ -262,8 +269,7 @@ static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
 static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 {
 	const uint8_t *cqe = cq->next_cqe;
-	const struct mana_wqe_info *e;
-	struct mana_wq *wq;
+	struct mana_ring *r;
 	uint32_t retired;
 
 	if (cqe_owner_bits(cqe) != cq->owner_bits)
@@ -271,14 +277,12 @@ static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 	atomic_thread_fence(memory_order_acquire);
 	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 		return NULL;
-	wq = cq->fast_rq;
-	retired = wq->ring.retired;
-	if (retired == mana_load_index(&wq->ring.posted))
+	/* as mana_ring_idle, with retired read once */
+	r = &cq->fast_rq->ring;
+	retired = r->retired;
+	if (retired == mana_load_index(&r->posted))
 		return NULL;
-	e = mana_wqe_info_at(wq->ring.wqes, mana_ring_off(wq->ring.tail_bu, wq->ring.mask));
-	*wr_id = e->wr_id;
-	wq->ring.tail_bu += e->size_bu;
-	mana_store_index(&wq->ring.retired, retired + 1);
+	*wr_id = mana_ring_retire_nth(r, retired);
 	cq_advance(cq, cqe);
 	return cqe;
 }
@@ -453,13 +457,11 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 		cqe += GDMA_CQE_SIZE;
 		if (mana_unlikely(cqe == end)) {
 			cqe = cq->buf.addr;
-			cq->lap++;
-			owner = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+			owner = cq_next_lap(cq);
 		}
 	}
 	if (n) {
 		cq->next_cqe = cqe;
-		cq->owner_bits = owner;
 		wq->ring.tail_bu = tail;
 		mana_store_index(&wq->ring.retired, wq->ring.retired + n);
 	}
