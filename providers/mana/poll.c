@@ -410,14 +410,17 @@ WC_ADJACENT(src_qp, wc_flags);
 _Static_assert(sizeof(struct ibv_wc) - offsetof(struct ibv_wc, pkey_index) == 8,
 	       "pkey_index, slid, sl, dlid_path_bits and padding: 8 bytes");
 
-/* Everything of a WC but wr_id, in five stores. */
-static inline void fill_wc(const struct mana_cq *cq, struct ibv_wc *wc,
+/*
+ * Everything of a WC but wr_id, in five stores.  Opcode and QP number are
+ * the CQ's, passed in so that a loop can keep them in registers.
+ */
+static inline void fill_wc(struct ibv_wc *wc, uint32_t opcode, uint32_t qp_num,
 			   enum ibv_wc_status status, uint32_t vendor_err,
 			   uint32_t byte_len, uint32_t rx_flags)
 {
-	wc_pair(&wc->status, status, cq->opcode);
+	wc_pair(&wc->status, status, opcode);
 	wc_pair(&wc->vendor_err, vendor_err, byte_len);
-	wc_pair(&wc->imm_data, 0, cq->qp_num);
+	wc_pair(&wc->imm_data, 0, qp_num);
 	wc_pair(&wc->src_qp, 0, rx_wc_flags(rx_flags));
 	memset(&wc->pkey_index, 0, 8);
 }
@@ -436,30 +439,30 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 	uint32_t tail = wq->ring.tail_bu, ring_mask = wq->ring.mask;
 	/* no more than there are buffers posted: a CQE beyond is a stray */
 	uint32_t avail = mana_load_index(&wq->ring.posted) - wq->ring.retired;
+	struct ibv_wc *w = wc, *wc_end;
 	const struct mana_wqe_info *e;
-	int n, lim = avail < (uint32_t)max ? (int)avail : max;
+	int n;
 
-	for (n = 0; n < lim; n++) {
+	wc_end = wc + (avail < (uint32_t)max ? avail : (uint32_t)max);
+
+	for (; w != wc_end; w++) {
 		if (cqe_owner_bits(cqe) != owner)
 			break;
 		atomic_thread_fence(memory_order_acquire);
 		if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 			break;
 		e = mana_wqe_info_at(wqes, mana_ring_off(tail, ring_mask));
-		wc[n].wr_id = e->wr_id;
+		w->wr_id = e->wr_id;
 		tail += e->size_bu;
-		wc_pair(&wc[n].status, IBV_WC_SUCCESS, opcode);
-		wc_pair(&wc[n].vendor_err, 0, mana_rx_fast_len(cqe, 0));
-		wc_pair(&wc[n].imm_data, 0, qp_num);
-		wc_pair(&wc[n].src_qp, 0,
-			rx_wc_flags(gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF)));
-		memset(&wc[n].pkey_index, 0, 8);
+		fill_wc(w, opcode, qp_num, IBV_WC_SUCCESS, 0, mana_rx_fast_len(cqe, 0),
+			gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF));
 		cqe += GDMA_CQE_SIZE;
 		if (mana_unlikely(cqe == end)) {
 			cqe = cq->buf.addr;
 			owner = cq_next_lap(cq);
 		}
 	}
+	n = (int)(w - wc);
 	if (n) {
 		cq->next_cqe = cqe;
 		wq->ring.tail_bu = tail;
@@ -484,7 +487,8 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		if (ret <= 0)
 			break;
 		wc[n].wr_id = c.wr_id;
-		fill_wc(cq, &wc[n], c.status, c.vendor_err, c.byte_len, c.rx_flags);
+		fill_wc(&wc[n], cq->opcode, cq->qp_num, c.status, c.vendor_err,
+			c.byte_len, c.rx_flags);
 		n++;
 		if (cq->rq)
 			n += rx_batch(cq, wc + n, num_entries - n);
