@@ -10,6 +10,8 @@
 #include <string.h>
 #include <netinet/in.h>
 
+#include "providers/mana/inet.h"
+
 #define ETH_P_IPV4 0x0800
 #define ETH_P_IPV6 0x86DD
 #define IPV4_MIN_HLEN 20
@@ -21,36 +23,6 @@
 #define IPV6_EXT_FRAGMENT 44
 #define IPV6_EXT_DSTOPTS 60
 #define IPV6_MAX_EXT 8		/* give up on longer header chains */
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-/* One's complement sum of big-endian 16-bit words, not yet folded. */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += get16(p + i);
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
 
 static void parse_l4(const uint8_t *f, struct emu_frame *fr, uint8_t proto,
 		     uint16_t off)
@@ -67,8 +39,8 @@ static void parse_l4(const uint8_t *f, struct emu_frame *fr, uint8_t proto,
 	fr->l4_proto = proto;
 	fr->l4_off = off;
 	fr->tuple.l4_valid = true;
-	fr->tuple.sport = get16(f + off);
-	fr->tuple.dport = get16(f + off + 2);
+	fr->tuple.sport = mana_get_be16(f + off);
+	fr->tuple.dport = mana_get_be16(f + off + 2);
 }
 
 static void parse_ipv4(const uint8_t *f, size_t len, struct emu_frame *fr,
@@ -80,13 +52,13 @@ static void parse_ipv4(const uint8_t *f, size_t len, struct emu_frame *fr,
 	if ((size_t)off + IPV4_MIN_HLEN > len || ip[0] >> 4 != 4)
 		return;
 	hlen = (size_t)(ip[0] & 0xf) * 4;
-	tot = get16(ip + 2);
+	tot = mana_get_be16(ip + 2);
 	if (hlen < IPV4_MIN_HLEN || tot < hlen || off + tot > len)
 		return;
 	fr->l3_off = off;
 	fr->l3_end = off + tot;
 	/* MF set or a nonzero offset: ports are not in this fragment */
-	fr->fragment = (get16(ip + 6) & 0x3fff) != 0;
+	fr->fragment = (mana_get_be16(ip + 6) & 0x3fff) != 0;
 	fr->tuple.l3 = MANA_RSS_L3_IPV4;
 	memcpy(fr->tuple.src, ip + 12, 4);
 	memcpy(fr->tuple.dst, ip + 16, 4);
@@ -137,10 +109,10 @@ static void parse_ipv6(const uint8_t *f, size_t len, struct emu_frame *fr,
 	uint8_t proto;
 
 	if ((size_t)off + IPV6_HLEN > len || ip[0] >> 4 != 6 ||
-	    off + IPV6_HLEN + (size_t)get16(ip + 4) > len)
+	    off + IPV6_HLEN + (size_t)mana_get_be16(ip + 4) > len)
 		return;
 	fr->l3_off = off;
-	fr->l3_end = off + IPV6_HLEN + get16(ip + 4);
+	fr->l3_end = off + IPV6_HLEN + mana_get_be16(ip + 4);
 	fr->tuple.l3 = MANA_RSS_L3_IPV6;
 	memcpy(fr->tuple.src, ip + 8, 16);
 	memcpy(fr->tuple.dst, ip + 24, 16);
@@ -156,11 +128,11 @@ void emu_frame_parse(const uint8_t *f, size_t len, struct emu_frame *fr)
 	memset(fr, 0, sizeof(*fr));
 	if (len < EMU_ETH_HLEN)
 		return;
-	type = get16(f + 12);
+	type = mana_get_be16(f + 12);
 	if (type == EMU_ETH_P_8021Q && len >= EMU_ETH_HLEN + EMU_VLAN_HLEN) {
 		fr->vlan = true;
-		fr->tci = get16(f + 14);
-		type = get16(f + 16);
+		fr->tci = mana_get_be16(f + 14);
+		type = mana_get_be16(f + 16);
 		off += EMU_VLAN_HLEN;
 	}
 	if (type == ETH_P_IPV4)
@@ -177,9 +149,9 @@ static uint32_t pseudo_sum(const uint8_t *f, const struct emu_frame *fr)
 	uint32_t sum;
 
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4)
-		sum = csum_add(0, ip + 12, 8);
+		sum = mana_csum_add(0, ip + 12, 8);
 	else
-		sum = csum_add(0, ip + 8, 32);
+		sum = mana_csum_add(0, ip + 8, 32);
 	return sum + fr->l4_proto + (l4len >> 16) + (l4len & 0xffff);
 }
 
@@ -195,21 +167,21 @@ void emu_frame_tx_csum(uint8_t *f, const struct emu_frame *fr, bool ip,
 	uint16_t c;
 
 	if (ip && fr->tuple.l3 == MANA_RSS_L3_IPV4) {
-		put16(hdr + 10, 0);
-		c = ~csum_fold(csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
-		put16(hdr + 10, c);
+		mana_put_be16(hdr + 10, 0);
+		c = ~mana_csum_fold(mana_csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
+		mana_put_be16(hdr + 10, c);
 	}
 	/* a request that does not match the frame is not applied */
 	if (!fr->l4_proto || (fr->l4_proto == IPPROTO_TCP && !tcp) ||
 	    (fr->l4_proto == IPPROTO_UDP && !udp))
 		return;
 	/* computed from scratch: any pre-filled pseudo-header sum is replaced */
-	put16(f + fr->l4_off + l4_csum_off(fr->l4_proto), 0);
-	c = ~csum_fold(csum_add(pseudo_sum(f, fr), f + fr->l4_off,
+	mana_put_be16(f + fr->l4_off + l4_csum_off(fr->l4_proto), 0);
+	c = ~mana_csum_fold(mana_csum_add(pseudo_sum(f, fr), f + fr->l4_off,
 				fr->l3_end - fr->l4_off));
 	if (fr->l4_proto == IPPROTO_UDP && !c)
 		c = 0xffff;	/* 0 means "no checksum" for UDP */
-	put16(f + fr->l4_off + l4_csum_off(fr->l4_proto), c);
+	mana_put_be16(f + fr->l4_off + l4_csum_off(fr->l4_proto), c);
 }
 
 void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
@@ -221,18 +193,18 @@ void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
 	*ip = EMU_CSUM_NONE;
 	*l4 = EMU_CSUM_NONE;
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4) {
-		sum = csum_fold(csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
+		sum = mana_csum_fold(mana_csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
 		*ip = sum == 0xffff ? EMU_CSUM_OK : EMU_CSUM_BAD;
 	}
 	if (!fr->l4_proto)
 		return;
 	/* IPv4 UDP may go without a checksum; nothing to fail */
 	if (fr->l4_proto == IPPROTO_UDP && fr->tuple.l3 == MANA_RSS_L3_IPV4 &&
-	    !get16(f + fr->l4_off + 6)) {
+	    !mana_get_be16(f + fr->l4_off + 6)) {
 		*l4 = EMU_CSUM_OK;
 		return;
 	}
-	sum = csum_fold(csum_add(pseudo_sum(f, fr), f + fr->l4_off,
+	sum = mana_csum_fold(mana_csum_add(pseudo_sum(f, fr), f + fr->l4_off,
 				 fr->l3_end - fr->l4_off));
 	*l4 = sum == 0xffff ? EMU_CSUM_OK : EMU_CSUM_BAD;
 }
@@ -240,8 +212,8 @@ void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
 size_t emu_frame_vlan_insert(uint8_t *f, size_t len, uint16_t tci)
 {
 	memmove(f + 16, f + 12, len - 12);
-	put16(f + 12, EMU_ETH_P_8021Q);
-	put16(f + 14, tci);
+	mana_put_be16(f + 12, EMU_ETH_P_8021Q);
+	mana_put_be16(f + 14, tci);
 	return len + EMU_VLAN_HLEN;
 }
 

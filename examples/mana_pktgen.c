@@ -30,6 +30,7 @@
 #include <infiniband/manadv.h>
 
 #include "mana_dv.h"
+#include "udp4_frame.h"
 #include "providers/mana/toeplitz.h"
 
 #define MAX_QUEUES 16
@@ -95,33 +96,20 @@ struct app {
 
 /* ---- frames ------------------------------------------------------------ */
 
-struct flow_addr {
-	uint8_t src_ip[4], dst_ip[4];
-	uint16_t sport, dport;
-};
-
-static void flow_address(uint32_t flow, struct flow_addr *a)
+/* Flow @flow: its addresses and ports (MACs are the same for all). */
+static void flow_address(uint32_t flow, struct udp4_flow *a)
 {
-	const uint8_t src[4] = { 10, 0, 0, 1 }, dst[4] = { 10, 0, 1, 1 };
+	static const struct udp4_flow base = {
+		.dmac = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 },
+		.smac = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 },
+		.src_ip = { 10, 0, 0, 1 }, .dst_ip = { 10, 0, 1, 1 },
+		.dport = 4791,
+	};
 
-	memcpy(a->src_ip, src, 4);
-	memcpy(a->dst_ip, dst, 4);
+	*a = base;
 	a->src_ip[3] += flow % 200;
 	/* spread source ports: 4 flows land on 4 different queues of 4 */
 	a->sport = 1024 + (flow * 29) % 60000;
-	a->dport = 4791;
-}
-
-static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < len; i += 2)
-		sum += (uint32_t)hdr[i] << 8 | hdr[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
 }
 
 static uint8_t pattern(uint64_t seq, uint32_t i)
@@ -132,35 +120,12 @@ static uint8_t pattern(uint64_t seq, uint32_t i)
 /* Ethernet + IPv4 + UDP, payload {magic, flow, seq, pattern...}. */
 static void build_frame(uint8_t *f, uint32_t size, uint32_t flow, uint64_t seq)
 {
-	static const uint8_t dmac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
-	static const uint8_t smac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
-	uint8_t *ip = f + 14, *udp = ip + 20, *pl = udp + 8;
-	uint32_t i, pl_len = size - 42;
-	struct flow_addr a;
+	uint32_t i, pl_len = size - UDP4_FRAME_HDR;
+	struct udp4_flow a;
+	uint8_t *pl;
 
 	flow_address(flow, &a);
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = (size - 14) >> 8;
-	ip[3] = (size - 14) & 0xff;
-	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
-	memcpy(ip + 12, a.src_ip, 4);
-	memcpy(ip + 16, a.dst_ip, 4);
-	i = ip_checksum(ip, 20);
-	ip[10] = i >> 8;
-	ip[11] = i & 0xff;
-	udp[0] = a.sport >> 8;
-	udp[1] = a.sport & 0xff;
-	udp[2] = a.dport >> 8;
-	udp[3] = a.dport & 0xff;
-	udp[4] = (pl_len + 8) >> 8;
-	udp[5] = (pl_len + 8) & 0xff;
-	udp[6] = udp[7] = 0;	/* no UDP checksum (allowed for IPv4) */
+	pl = udp4_frame_headers(f, size, &a);
 	gdma_put_le32(pl, PAYLOAD_MAGIC);
 	gdma_put_le32(pl + 4, flow);
 	gdma_put_le64(pl + 8, seq);
@@ -172,15 +137,15 @@ static void build_frame(uint8_t *f, uint32_t size, uint32_t flow, uint64_t seq)
 static int check_frame(const uint8_t *f, uint32_t len, uint32_t want_size,
 		       uint32_t *flow, uint64_t *seq)
 {
-	const uint8_t *pl = f + 42;
+	const uint8_t *pl = f + UDP4_FRAME_HDR;
 	uint32_t i;
 
-	if (len != want_size || len < 58 || f[12] != 0x08 || f[13] != 0 ||
+	if (len != want_size || len < UDP4_FRAME_HDR + 16 || f[12] != 0x08 || f[13] != 0 ||
 	    f[23] != IPPROTO_UDP || gdma_get_le32(pl) != PAYLOAD_MAGIC)
 		return -1;
 	*flow = gdma_get_le32(pl + 4);
 	*seq = gdma_get_le64(pl + 8);
-	for (i = 16; i < len - 42; i++)
+	for (i = 16; i < len - UDP4_FRAME_HDR; i++)
 		if (pl[i] != pattern(*seq, i))
 			return -1;
 	return 0;
@@ -191,7 +156,7 @@ static uint32_t expected_queue(const struct config *cfg, uint32_t flow)
 {
 	struct mana_rss_tuple t = { .l3 = MANA_RSS_L3_IPV4, .l4_proto = IPPROTO_UDP,
 				    .l4_valid = true };
-	struct flow_addr a;
+	struct udp4_flow a;
 	uint32_t hash, type;
 
 	flow_address(flow, &a);

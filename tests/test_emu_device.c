@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "emu_client.h"
+#include "examples/udp4_frame.h"
 #include "providers/mana/gdma.h"
 #include "providers/mana/toeplitz.h"
 
@@ -109,19 +110,6 @@ static double now(void)
 
 /* ---- frames ------------------------------------------------------------------ */
 
-static uint16_t csum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /*
  * Ethernet/IPv4/UDP, 10.0.0.1:sport -> 10.0.1.1:4791, payload {seq,
  * pattern}.  @good_csum: both checksums right, else both zero.
@@ -129,48 +117,28 @@ static uint16_t csum16(const uint8_t *p, size_t len, uint32_t sum)
 static void build_frame(uint8_t *f, size_t len, uint16_t sport, uint32_t seq,
 			bool good_csum)
 {
-	static const uint8_t dmac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
-	static const uint8_t smac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
-	uint8_t *ip = f + 14, *udp = ip + 20, *pl = udp + 8;
+	const struct udp4_flow fl = {
+		.dmac = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 },
+		.smac = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 },
+		.src_ip = { 10, 0, 0, 1 }, .dst_ip = { 10, 0, 1, 1 },
+		.sport = sport, .dport = 4791,
+	};
+	uint8_t *pl = udp4_frame_headers(f, len, &fl), *ip = f + 14, *udp = ip + 20;
 	size_t i, ulen = len - 34;
 	uint8_t pseudo[12];
-	uint16_t c;
 
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, smac, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = (len - 14) >> 8;
-	ip[3] = (len - 14) & 0xff;
-	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
-	ip[12] = 10, ip[13] = 0, ip[14] = 0, ip[15] = 1;
-	ip[16] = 10, ip[17] = 0, ip[18] = 1, ip[19] = 1;
-	udp[0] = sport >> 8;
-	udp[1] = sport & 0xff;
-	udp[2] = 4791 >> 8;
-	udp[3] = 4791 & 0xff;
-	udp[4] = ulen >> 8;
-	udp[5] = ulen & 0xff;
-	udp[6] = udp[7] = 0;
 	gdma_put_le32(pl, seq);
 	for (i = 4; i < ulen - 8; i++)
 		pl[i] = (uint8_t)(seq * 13 + i);
-	if (!good_csum)
+	if (!good_csum) {
+		mana_put_be16(ip + 10, 0);	/* the UDP one is 0 already */
 		return;
-	c = csum16(ip, 20, 0);
-	ip[10] = c >> 8;
-	ip[11] = c & 0xff;
+	}
 	memcpy(pseudo, ip + 12, 8);
 	pseudo[8] = 0;
 	pseudo[9] = IPPROTO_UDP;
-	pseudo[10] = ulen >> 8;
-	pseudo[11] = ulen & 0xff;
-	c = csum16(udp, ulen, (uint32_t)(uint16_t)~csum16(pseudo, 12, 0));
-	udp[6] = c >> 8;
-	udp[7] = c & 0xff;
+	mana_put_be16(pseudo + 10, (uint16_t)ulen);
+	mana_put_be16(udp + 6, mana_inet_csum(udp, ulen, mana_csum_add(0, pseudo, 12)));
 }
 
 static uint16_t sport_for(unsigned int nrq, unsigned int q)

@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
 
+#include "examples/udp4_frame.h"
 #include "providers/mana/toeplitz.h"
 
 #define VT_MAX_QUEUES 16
@@ -78,47 +79,18 @@ static inline uint16_t vt_sport_for(unsigned int queues, unsigned int q)
 	return 0;
 }
 
-static inline uint16_t vt_csum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* Ethernet/IPv4/UDP frame of @size bytes; payload {tag, seq, pattern}. */
 static inline void vt_frame(uint8_t *f, uint32_t size, uint16_t sport,
 			    uint32_t tag, uint64_t seq)
 {
-	static const uint8_t hdr[14] = { 0x00, 0x0d, 0x3a, 0, 0, 1,
-					 0x02, 0, 0, 0, 0, 2, 0x08, 0x00 };
-	uint8_t *ip = f + 14, *udp = ip + 20, *pl = udp + 8;
-	uint32_t i, n = size - 42;
-	uint16_t c;
+	struct udp4_flow fl = {
+		.dmac = { 0x00, 0x0d, 0x3a, 0, 0, 1 }, .smac = { 0x02, 0, 0, 0, 0, 2 },
+		.src_ip = { 10, 0, 0, 1 }, .dst_ip = { 10, 0, 1, 1 },
+		.sport = sport, .dport = 4791,
+	};
+	uint8_t *pl = udp4_frame_headers(f, size, &fl);
+	uint32_t i, n = size - UDP4_FRAME_HDR;
 
-	memcpy(f, hdr, 14);
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = (size - 14) >> 8;
-	ip[3] = (size - 14) & 0xff;
-	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
-	ip[12] = 10; ip[15] = 1;
-	ip[16] = 10; ip[18] = 1; ip[19] = 1;
-	c = vt_csum(ip, 20);
-	ip[10] = c >> 8;
-	ip[11] = c & 0xff;
-	udp[0] = sport >> 8;
-	udp[1] = sport & 0xff;
-	udp[2] = 4791 >> 8;
-	udp[3] = 4791 & 0xff;
-	udp[4] = (n + 8) >> 8;
-	udp[5] = (n + 8) & 0xff;
-	udp[6] = udp[7] = 0;
 	memcpy(pl, &tag, 4);
 	memcpy(pl + 4, &seq, 8);
 	for (i = 12; i < n; i++)
@@ -129,14 +101,14 @@ static inline void vt_frame(uint8_t *f, uint32_t size, uint16_t sport,
 static inline int vt_check(const uint8_t *f, uint32_t len, uint32_t size,
 			   uint32_t *tag, uint64_t *seq)
 {
-	const uint8_t *pl = f + 42;
+	const uint8_t *pl = f + UDP4_FRAME_HDR;
 	uint32_t i;
 
 	if (len != size || f[23] != IPPROTO_UDP)
 		return -1;
 	memcpy(tag, pl, 4);
 	memcpy(seq, pl + 4, 8);
-	for (i = 12; i < size - 42; i++)
+	for (i = 12; i < size - UDP4_FRAME_HDR; i++)
 		if (pl[i] != (uint8_t)(*seq + i))
 			return -1;
 	return 0;

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "datapath.h"
+#include "inet.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -118,22 +119,6 @@ void mana_sq_fini(struct mana_qp *qp)
  * checksums from the pseudo-header sum, which must be in the checksum field
  * (as DPDK's net/mana writes it); write it there.
  */
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	return sum;
-}
-
 static int tx_csum_bits(uint8_t *f, uint32_t len, uint64_t *bits)
 {
 	uint32_t l2 = 14, l3, l4_len, sum;
@@ -154,7 +139,7 @@ static int tx_csum_bits(uint8_t *f, uint32_t len, uint64_t *bits)
 		proto = f[l2 + 9];
 		*bits |= MANA_TXOOB_IPV4 | MANA_TXOOB_IP_CSUM;
 		l4_len = ((uint32_t)f[l2 + 2] << 8 | f[l2 + 3]) - l3;
-		sum = csum_add(0, f + l2 + 12, 8);
+		sum = mana_csum_add(0, f + l2 + 12, 8);
 	} else if (type == 0x86dd) {
 		if (len < l2 + 40)
 			return EINVAL;
@@ -162,7 +147,7 @@ static int tx_csum_bits(uint8_t *f, uint32_t len, uint64_t *bits)
 		proto = f[l2 + 6];
 		*bits |= MANA_TXOOB_IPV6;
 		l4_len = (uint32_t)f[l2 + 4] << 8 | f[l2 + 5];
-		sum = csum_add(0, f + l2 + 8, 32);
+		sum = mana_csum_add(0, f + l2 + 8, 32);
 	} else {
 		return EINVAL;
 	}
@@ -172,15 +157,13 @@ static int tx_csum_bits(uint8_t *f, uint32_t len, uint64_t *bits)
 	    len < l2 + l3 + (proto == IPPROTO_TCP ? 20 : 8))
 		return EINVAL;
 	sum += proto + l4_len;
-	sum = csum_fold(sum);
+	sum = mana_csum_fold(sum);
 	if (proto == IPPROTO_TCP) {
 		*bits |= MANA_TXOOB_TCP_CSUM;
-		f[l2 + l3 + 16] = (uint8_t)(sum >> 8);
-		f[l2 + l3 + 17] = (uint8_t)sum;
+		mana_put_be16(f + l2 + l3 + 16, (uint16_t)sum);
 	} else {
 		*bits |= MANA_TXOOB_UDP_CSUM;
-		f[l2 + l3 + 6] = (uint8_t)(sum >> 8);
-		f[l2 + l3 + 7] = (uint8_t)sum;
+		mana_put_be16(f + l2 + l3 + 6, (uint16_t)sum);
 	}
 	*bits |= (uint64_t)(l2 + l3) << MANA_TXOOB_TRANS_OFF_SHIFT;
 	return 0;
