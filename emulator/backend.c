@@ -106,15 +106,7 @@ struct backend {
 	socklen_t peer_len;		/* 0: nobody to send to yet */
 };
 
-struct parsed_spec {
-	enum backend_kind kind;
-	const char *arg;
-};
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void emu_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -124,6 +116,11 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
+
+struct parsed_spec {
+	enum backend_kind kind;
+	const char *arg;
+};
 
 /* Counters are statistics: no ordering with the frames is needed. */
 static inline void count(_Atomic uint64_t *c, uint64_t n)
@@ -160,11 +157,11 @@ static int check_socket_path(const char *spec, const char *path, char *err,
 	struct sockaddr_un sun;
 
 	if (!*path) {
-		set_err(err, errlen, "%s needs a PATH", spec);
+		emu_set_err(err, errlen, "%s needs a PATH", spec);
 		return -EINVAL;
 	}
 	if (strlen(path) >= sizeof(sun.sun_path)) {
-		set_err(err, errlen,
+		emu_set_err(err, errlen,
 			"%s: PATH longer than %zu bytes (AF_UNIX limit)",
 			spec, sizeof(sun.sun_path) - 1);
 		return -EINVAL;
@@ -176,17 +173,17 @@ static int check_ifname(const char *spec, const char *name, char *err,
 			size_t errlen)
 {
 	if (!*name) {
-		set_err(err, errlen, "%s needs an IFNAME", spec);
+		emu_set_err(err, errlen, "%s needs an IFNAME", spec);
 		return -EINVAL;
 	}
 	if (strlen(name) > IFNAMSIZ - 1) {
-		set_err(err, errlen,
+		emu_set_err(err, errlen,
 			"%s: IFNAME longer than %d characters",
 			spec, IFNAMSIZ - 1);
 		return -EINVAL;
 	}
 	if (!ifname_chars_ok(name)) {
-		set_err(err, errlen,
+		emu_set_err(err, errlen,
 			"%s: IFNAME may not be '.' or '..' nor "
 			"contain '/', ':' or white space", spec);
 		return -EINVAL;
@@ -198,7 +195,7 @@ static int parse_spec(const char *spec, struct parsed_spec *ps, char *err,
 		      size_t errlen)
 {
 	if (!spec || !*spec) {
-		set_err(err, errlen, "empty backend (expected %s)", KINDS);
+		emu_set_err(err, errlen, "empty backend (expected %s)", KINDS);
 		return -EINVAL;
 	}
 	ps->arg = NULL;
@@ -220,7 +217,7 @@ static int parse_spec(const char *spec, struct parsed_spec *ps, char *err,
 		ps->arg = spec + strlen(TAP_PREFIX);
 		return check_ifname(spec, ps->arg, err, errlen);
 	}
-	set_err(err, errlen, "unknown backend '%s' (expected %s)", spec, KINDS);
+	emu_set_err(err, errlen, "unknown backend '%s' (expected %s)", spec, KINDS);
 	return -EINVAL;
 }
 

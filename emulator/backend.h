@@ -29,6 +29,10 @@ struct backend_stats {
 	uint64_t rx_frames, rx_bytes, rx_drops;	/* drops: too large, malformed */
 };
 
+/* A message into @err (if any room), for callers that report parse errors. */
+void emu_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * Parse a --backend value: "loopback", "null", "socket:PATH", "tap:IFNAME".
  * Returns 0 or -EINVAL and a message in err.  Used by the option parser.

@@ -107,9 +107,6 @@ static int format_mac(const struct mana_emu_options *opts, char *buf,
 			m[2], m[3], m[4], m[5]);
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /*
  * Values go through the environment form, which splits on blanks and
  * groups with quotes but has no escapes: a value may hold one kind of
@@ -119,16 +116,16 @@ static int copy_value(char *dst, size_t size, const char *val,
 		      const char *name, char *err, size_t errlen)
 {
 	if (!*val) {
-		set_err(err, errlen, "--%s: empty value", name);
+		emu_set_err(err, errlen, "--%s: empty value", name);
 		return PARSE_ERR_SET;
 	}
 	if (strlen(val) >= size) {
-		set_err(err, errlen, "--%s: value longer than %zu bytes", name,
+		emu_set_err(err, errlen, "--%s: value longer than %zu bytes", name,
 			size - 1);
 		return PARSE_ERR_SET;
 	}
 	if (strchr(val, '\'') && strchr(val, '"')) {
-		set_err(err, errlen, "--%s: a value cannot hold both ' and \"",
+		emu_set_err(err, errlen, "--%s: a value cannot hold both ' and \"",
 			name);
 		return PARSE_ERR_SET;
 	}
@@ -150,7 +147,7 @@ static int parse_backend(struct mana_emu_options *opts, const char *val,
 	if (isdigit((unsigned char)val[0])) {
 		port = strtoul(val, &end, 10);
 		if (*end != ':' || port < 1 || port > MANA_EMU_MAX_PORTS) {
-			set_err(err, errlen, "--backend: invalid value '%s' "
+			emu_set_err(err, errlen, "--backend: invalid value '%s' "
 				"(expected SPEC or PORT:SPEC, PORT 1..%d)",
 				val, MANA_EMU_MAX_PORTS);
 			return PARSE_ERR_SET;
@@ -159,7 +156,7 @@ static int parse_backend(struct mana_emu_options *opts, const char *val,
 		dst = opts->port_backend[port - 1];
 	}
 	if (backend_spec_check(val, msg, sizeof(msg))) {
-		set_err(err, errlen, "--backend: %s", msg);
+		emu_set_err(err, errlen, "--backend: %s", msg);
 		return PARSE_ERR_SET;
 	}
 	ret = copy_value(dst, MANA_EMU_SPEC_MAX, val, "backend", err, errlen);
@@ -231,7 +228,7 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 		comma = strchr(p, ',');
 		if (parse_fault_one(&tmp, p, comma ? (size_t)(comma - p) :
 						   strlen(p))) {
-			set_err(err, errlen, "--fault: invalid value '%s' "
+			emu_set_err(err, errlen, "--fault: invalid value '%s' "
 				"(expected fatal-after=N or drop-cqe=N, N >= 1, "
 				"comma separated)", val);
 			return PARSE_ERR_SET;
@@ -419,17 +416,6 @@ void mana_emu_options_init(struct mana_emu_options *opts)
 	opts->rx_hold = MANA_EMU_RX_HOLD_DEFAULT;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static bool *flag_field(struct mana_emu_options *opts,
 			const struct opt_def *def)
 {
@@ -513,7 +499,7 @@ static int apply_value(struct mana_emu_options *opts,
 	if (!ret)
 		return 0;
 	describe_expected(def, expected, sizeof(expected));
-	set_err(err, errlen, "--%s: invalid value '%s' (expected %s)",
+	emu_set_err(err, errlen, "--%s: invalid value '%s' (expected %s)",
 		def->name, val, expected);
 	return MANA_EMU_OPT_ERROR;
 }
@@ -564,12 +550,12 @@ static int parse_one(struct mana_emu_options *opts, const char *word,
 		def = NULL;
 	}
 	if (!def) {
-		set_err(err, errlen, "unknown option '%s'", word);
+		emu_set_err(err, errlen, "unknown option '%s'", word);
 		return MANA_EMU_OPT_ERROR;
 	}
 	if (def->kind == OPT_FLAG) {
 		if (val) {
-			set_err(err, errlen, "--%s does not take a value",
+			emu_set_err(err, errlen, "--%s does not take a value",
 				def->name);
 			return MANA_EMU_OPT_ERROR;
 		}
@@ -578,7 +564,7 @@ static int parse_one(struct mana_emu_options *opts, const char *word,
 	if (!val) {
 		/* "--ports --verbose": the next option is not a value */
 		if (!next || (next[0] == '-' && next[1])) {
-			set_err(err, errlen, "--%s requires a value (%s)",
+			emu_set_err(err, errlen, "--%s requires a value (%s)",
 				def->name, def->metavar);
 			return MANA_EMU_OPT_ERROR;
 		}
@@ -597,7 +583,7 @@ static int check_ports(const struct mana_emu_options *opts, char *err,
 	for (i = opts->ports; i < MANA_EMU_MAX_PORTS; i++) {
 		if (!opts->port_backend[i][0])
 			continue;
-		set_err(err, errlen, "--backend=%u:%s: there is no port %u "
+		emu_set_err(err, errlen, "--backend=%u:%s: there is no port %u "
 			"(--ports=%u)", i + 1, opts->port_backend[i], i + 1,
 			opts->ports);
 		return MANA_EMU_OPT_ERROR;
@@ -681,7 +667,7 @@ int mana_emu_options_parse_string(struct mana_emu_options *opts,
 	int count, consumed, ret;
 
 	if (split_words(str, &words, &count)) {
-		set_err(err, errlen, "%s: unbalanced quote or out of memory",
+		emu_set_err(err, errlen, "%s: unbalanced quote or out of memory",
 			MANA_EMU_ENV_OPTIONS);
 		return MANA_EMU_OPT_ERROR;
 	}
@@ -689,7 +675,7 @@ int mana_emu_options_parse_string(struct mana_emu_options *opts,
 					  errlen);
 	if (!ret && consumed != count) {
 		/* A command or "--" makes no sense in the environment form. */
-		set_err(err, errlen, "%s: unexpected word '%s'",
+		emu_set_err(err, errlen, "%s: unexpected word '%s'",
 			MANA_EMU_ENV_OPTIONS,
 			consumed > 0 && !strcmp(words[consumed - 1], "--") ?
 				"--" : words[consumed]);
