@@ -27,22 +27,18 @@ static void *fd_objs[EMU_MAX_FDS];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pid_t self_pid;		/* getpid() of this process, for pvm_copy() */
 
+static void emu_vlog(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
 static void __attribute__((noreturn, format(printf, 1, 2)))
 emu_die(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
-	int n;
 
-	n = snprintf(msg, sizeof(msg), "mana-emu: ");
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - n - 1, fmt, ap);
+	emu_vlog(fmt, ap);
 	va_end(ap);
-	strcat(msg, "\n");
-	/* Same status as a bad launcher option; nothing to do if stderr fails. */
-	if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
-		_exit(2);
-	_exit(2);
+	_exit(2);	/* the status of a bad launcher option */
 }
 
 static void load_options(void)
@@ -289,22 +285,29 @@ int emu_user_is_cleared(const void *src, size_t len)
 
 /* ---- logging ------------------------------------------------------------- */
 
-void emu_log(const char *fmt, ...)
+/* One line to stderr, "mana-emu: " first; errno is left as it was. */
+static void emu_vlog(const char *fmt, va_list ap)
 {
 	int saved = errno;
 	char msg[1024];
-	va_list ap;
 	size_t n;
 
 	n = snprintf(msg, sizeof(msg), "mana-emu: ");
-	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof(msg) - n - 1, fmt, ap);
-	va_end(ap);
 	n = strlen(msg);
 	msg[n++] = '\n';
 	if (write(STDERR_FILENO, msg, n) < 0)
-		errno = saved;
+		errno = saved;	/* nothing to do if stderr fails */
 	errno = saved;
+}
+
+void emu_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emu_vlog(fmt, ap);
+	va_end(ap);
 }
 
 const char *emu_errname(int err)
