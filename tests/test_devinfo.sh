@@ -7,19 +7,7 @@
 set -u
 BUILD=${1:?build dir}
 EMU="$BUILD/bin/mana-emu"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-expect() { # expect DESCRIPTION FILE PATTERN
-	if grep -qP -- "$3" "$2"; then ok; else fail "$1: no /$3/ in $2:"; cat "$2" >&2; fi
-}
-expect_not() {
-	if grep -qP -- "$3" "$2"; then fail "$1: unexpected /$3/ in $2"; cat "$2" >&2; else ok; fi
-}
+. "$(dirname "$0")/check.sh"
 run() { # run NAME EXPECTED_STATUS -- COMMAND...
 	local name=$1 want=$2 st
 	shift 3
@@ -99,5 +87,4 @@ run nocmd 2 -- "$EMU" --
 # the command's exit status comes back
 run status 3 -- "$EMU" -- sh -c 'exit 3'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

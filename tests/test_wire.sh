@@ -12,17 +12,7 @@ BUILD=${1:?build dir}
 FRAMES=${2:-1000000}
 EMU="$BUILD/bin/mana-emu"
 PKTGEN="$BUILD/bin/mana-pktgen"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok; else fail "$what"; fi
-}
+. "$(dirname "$0")/check.sh"
 
 # 1. loopback: FRAMES 64-byte frames, 4 flows over 4 RSS queues
 "$EMU" --stats="$TMP/lo.stats" -- "$PKTGEN" --frames="$FRAMES" --size=64 --flows=4 \
@@ -114,5 +104,4 @@ else
 	echo "SKIP: TAP test needs root, /dev/net/tun and network namespaces"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The shell tests' counterpart of check.h: source it, count checks with the
+# helpers below, end with check_done.  Gives a scratch directory $TMP.
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok; else fail "$what"; fi
+}
+expect() { # expect DESCRIPTION FILE PATTERN
+	if grep -qP -- "$3" "$2"; then ok; else fail "$1: no /$3/ in $2:"; cat "$2" >&2; fi
+}
+expect_not() { # expect_not DESCRIPTION FILE PATTERN
+	if grep -qP -- "$3" "$2"; then fail "$1: unexpected /$3/ in $2"; cat "$2" >&2; else ok; fi
+}
+check_done() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
