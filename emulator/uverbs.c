@@ -99,6 +99,17 @@ static struct emu_ucontext *bundle_ctx(struct emu_bundle *b, int *err)
 	return b->file->ctx;
 }
 
+/* A create command's response, or the new object undone if it fails. */
+static int respond_created(struct emu_bundle *b, const void *resp, size_t len,
+			   struct emu_obj *obj)
+{
+	int ret = emu_response(b, resp, len);
+
+	if (ret)
+		emu_obj_destroy(obj);
+	return ret;
+}
+
 static int cmd_notsupp(struct emu_bundle *b)
 {
 	return -EOPNOTSUPP;
@@ -211,10 +222,7 @@ static int cmd_alloc_pd(struct emu_bundle *b)
 	if (ret)
 		return ret;
 	resp.pd_handle = pd->obj.handle;
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&pd->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &pd->obj);
 }
 
 /* uobj_perform_destroy(): look the handle up, destroy unless in use. */
@@ -273,10 +281,7 @@ static int cmd_reg_mr(struct emu_bundle *b)
 	resp.mr_handle = mr->obj.handle;
 	resp.lkey = mr->lkey;
 	resp.rkey = mr->rkey;
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&mr->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &mr->obj);
 }
 
 static int cmd_dereg_mr(struct emu_bundle *b)
@@ -353,10 +358,7 @@ static int create_cq(struct emu_bundle *b,
 	resp.base.cq_handle = cq->obj.handle;
 	resp.base.cqe = cq->cqe;
 	resp.response_length = response_length(b, sizeof(resp));
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&cq->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &cq->obj);
 }
 
 static int cmd_create_cq(struct emu_bundle *b)
@@ -514,10 +516,7 @@ static int create_qp(struct emu_bundle *b,
 	resp.base.max_recv_sge = cmd->max_recv_sge;
 	resp.base.max_inline_data = cmd->max_inline_data;
 	resp.response_length = response_length(b, sizeof(resp));
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&qp->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &qp->obj);
 }
 
 static int cmd_create_qp(struct emu_bundle *b)
@@ -646,10 +645,7 @@ static int cmd_ex_create_wq(struct emu_bundle *b)
 	resp.max_wr = cmd.max_wr;
 	resp.max_sge = cmd.max_sge;
 	resp.response_length = response_length(b, sizeof(resp));
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&wq->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &wq->obj);
 }
 
 static int cmd_ex_destroy_wq(struct emu_bundle *b)
@@ -747,10 +743,7 @@ static int cmd_ex_create_rwq_ind_tbl(struct emu_bundle *b)
 		return ret;
 	resp.ind_tbl_handle = t->obj.handle;
 	resp.response_length = response_length(b, sizeof(resp));
-	ret = emu_response(b, &resp, sizeof(resp));
-	if (ret)
-		emu_obj_destroy(&t->obj);
-	return ret;
+	return respond_created(b, &resp, sizeof(resp), &t->obj);
 }
 
 static int cmd_ex_destroy_rwq_ind_tbl(struct emu_bundle *b)
