@@ -19,6 +19,7 @@ enum opt_kind {
 	OPT_FLAG,	/* bool field, no value */
 	OPT_UINT,	/* unsigned int field, decimal value in [min, max] */
 	OPT_ENUM,	/* unsigned int field, one of the choices */
+	OPT_PATH,	/* char[MANA_EMU_PATH_MAX] field, "" = unset */
 	OPT_CUSTOM,	/* parse/format callbacks */
 };
 
@@ -166,20 +167,6 @@ static int parse_backend(struct mana_emu_options *opts, const char *val,
 	return ret;
 }
 
-static int parse_pcap(struct mana_emu_options *opts, const char *val,
-		      char *err, size_t errlen)
-{
-	return copy_value(opts->pcap, sizeof(opts->pcap), val, "pcap", err,
-			  errlen);
-}
-
-static int parse_stats(struct mana_emu_options *opts, const char *val,
-		       char *err, size_t errlen)
-{
-	return copy_value(opts->stats, sizeof(opts->stats), val, "stats", err,
-			  errlen);
-}
-
 static const struct {
 	const char *name;
 	size_t offset;
@@ -279,26 +266,6 @@ static int format_backend(const struct mana_emu_options *opts, char *buf,
 	return used;
 }
 
-static int format_pcap(const struct mana_emu_options *opts, char *buf,
-		       size_t len)
-{
-	size_t used = 0;
-
-	if (opts->pcap[0])
-		word_append(buf, len, &used, "pcap", opts->pcap);
-	return used;
-}
-
-static int format_stats(const struct mana_emu_options *opts, char *buf,
-			size_t len)
-{
-	size_t used = 0;
-
-	if (opts->stats[0])
-		word_append(buf, len, &used, "stats", opts->stats);
-	return used;
-}
-
 static int format_fault(const struct mana_emu_options *opts, char *buf,
 			size_t len)
 {
@@ -374,11 +341,9 @@ static const struct opt_def opt_table[] = {
 	  .format_words = format_backend, .metavar = "[PORT:]SPEC",
 	  .help = "wire of every port, or of PORT: loopback (default),\n"
 		  "                                 null, socket:PATH, tap:IFNAME" },
-	{ .name = "pcap", .kind = OPT_CUSTOM, .parse = parse_pcap,
-	  .format_words = format_pcap, .metavar = "FILE",
+	{ .name = "pcap", .kind = OPT_PATH, .offset = FIELD(pcap), .metavar = "FILE",
 	  .help = "capture every port's frames to FILE (pcap)" },
-	{ .name = "stats", .kind = OPT_CUSTOM, .parse = parse_stats,
-	  .format_words = format_stats, .metavar = "FILE",
+	{ .name = "stats", .kind = OPT_PATH, .offset = FIELD(stats), .metavar = "FILE",
 	  .help = "write queue and port counters to FILE at exit\n"
 		  "                                 (also " MANA_EMU_ENV_STATS
 		  "=FILE)" },
@@ -426,6 +391,11 @@ static unsigned int *uint_field(struct mana_emu_options *opts,
 				const struct opt_def *def)
 {
 	return (unsigned int *)((char *)opts + def->offset);
+}
+
+static char *path_field(struct mana_emu_options *opts, const struct opt_def *def)
+{
+	return (char *)opts + def->offset;
 }
 
 static int parse_uint(const char *val, unsigned long min, unsigned long max,
@@ -490,6 +460,11 @@ static int apply_value(struct mana_emu_options *opts,
 			}
 		}
 		break;
+	case OPT_PATH:
+		if (copy_value(path_field(opts, def), MANA_EMU_PATH_MAX, val,
+			       def->name, err, errlen))
+			return MANA_EMU_OPT_ERROR;
+		return 0;
 	case OPT_CUSTOM:
 		ret = def->parse(opts, val, err, errlen);
 		if (ret == PARSE_ERR_SET)
@@ -692,6 +667,7 @@ static int format_one(const struct mana_emu_options *opts,
 {
 	struct mana_emu_options *o = (struct mana_emu_options *)opts;
 	const struct opt_choice *c;
+	size_t used = 0;
 	unsigned int v;
 	char tmp[64];
 
@@ -709,6 +685,11 @@ static int format_one(const struct mana_emu_options *opts,
 				return snprintf(buf, len, "--%s=%s", def->name,
 						c->name);
 		return 0;
+	case OPT_PATH:
+		if (!*path_field(o, def))
+			return 0;
+		word_append(buf, len, &used, def->name, path_field(o, def));
+		return used;
 	case OPT_CUSTOM:
 		def->format(opts, tmp, sizeof(tmp));
 		return snprintf(buf, len, "--%s=%s", def->name, tmp);
