@@ -23,7 +23,6 @@
 #define EMU_PCI_SUBSYS_VENDOR 0x1414
 #define EMU_PCI_SUBSYS_DEVICE 0x0001
 #define EMU_CDEV_DIR "/dev/infiniband/"
-#define EMU_IFINDEX_BASE 3		/* eth1 = 3: lo = 1, eth0 = 2 */
 
 /* GDMA device type of the ETH (raw packet) device, seen as vendor_part_id */
 #define EMU_VENDOR_PART_ID 2

@@ -108,7 +108,40 @@ static int uverbs_devnum(const char *path)
 	n = strtoul(path, &end, 10);
 	if (*end || n >= EMU_UVERBS_DEVICES || (path[0] == '0' && path[1]))
 		return -1;
+	/* without mana_ib or ib_uverbs there is no node: the host answers */
+	emu_init();
+	if (!mana_emu_has_uverbs(&emu.opts))
+		return -1;
 	return n;
+}
+
+/*
+ * The node is root's, with the --uverbs-mode bits: the permission check
+ * the VFS makes (root passes; others by group 0 membership or "other").
+ */
+static bool uverbs_permitted(uid_t uid, gid_t gid, int want)
+{
+	unsigned int mode = emu.opts.uverbs_mode, bits;
+	gid_t groups[256];
+	int n, i;
+	bool member = gid == 0;
+
+	if (uid == 0)
+		return !(want & X_OK) || (mode & 0111);
+	n = getgroups(256, groups);
+	for (i = 0; i < n && !member; i++)
+		member = groups[i] == 0;
+	bits = member ? (mode >> 3) & 7 : mode & 7;
+	return (bits & want) == (unsigned int)want;
+}
+
+static int accmode_want(int flags)
+{
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY: return R_OK;
+	case O_WRONLY: return W_OK;
+	default: return R_OK | W_OK;
+	}
 }
 
 static bool needs_mode(int flags)
@@ -128,6 +161,8 @@ static int uverbs_open(unsigned int devnum, int flags)
 	emu_init();
 	if ((flags & O_CREAT) && (flags & O_EXCL))
 		return set_errno(-EEXIST);
+	if (!uverbs_permitted(geteuid(), getegid(), accmode_want(flags)))
+		return set_errno(-EACCES);
 	if (flags & O_DIRECTORY)
 		return set_errno(-ENOTDIR);
 	if (flags & O_CLOEXEC)
@@ -263,7 +298,7 @@ static struct timespec emu_start_time(void)
 		memset((st), 0, sizeof(*(st)));                                \
 		(st)->st_dev = makedev(0, 5);	/* devtmpfs */                 \
 		(st)->st_ino = 0x4d414e41 + (devnum);                          \
-		(st)->st_mode = S_IFCHR | 0666;                                \
+		(st)->st_mode = S_IFCHR | emu.opts.uverbs_mode;                \
 		(st)->st_nlink = 1;                                            \
 		(st)->st_rdev = makedev(EMU_UVERBS_MAJOR,                      \
 					EMU_UVERBS_MINOR_BASE + (devnum));     \
@@ -390,7 +425,7 @@ EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
 	stx->stx_mask = STATX_BASIC_STATS;
 	stx->stx_blksize = 4096;
 	stx->stx_nlink = 1;
-	stx->stx_mode = S_IFCHR | 0666;
+	stx->stx_mode = S_IFCHR | emu.opts.uverbs_mode;
 	stx->stx_ino = 0x4d414e41 + devnum;
 	stx->stx_rdev_major = EMU_UVERBS_MAJOR;
 	stx->stx_rdev_minor = EMU_UVERBS_MINOR_BASE + devnum;
@@ -400,21 +435,27 @@ EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
 	return 0;
 }
 
-static int uverbs_access(int mode)
+/* access() checks with the real ids, faccessat(AT_EACCESS) the effective */
+static int uverbs_access(int mode, bool effective)
 {
-	return (mode & X_OK) ? set_errno(-EACCES) : 0;
+	if (mode == F_OK)
+		return 0;
+	if (effective ? uverbs_permitted(geteuid(), getegid(), mode) :
+			uverbs_permitted(getuid(), getgid(), mode))
+		return 0;
+	return set_errno(-EACCES);
 }
 
 EMU_EXPORT int access(const char *path, int mode)
 {
-	return uverbs_devnum(path) >= 0 ? uverbs_access(mode) :
+	return uverbs_devnum(path) >= 0 ? uverbs_access(mode, false) :
 					  REAL(access)(path, mode);
 }
 
 EMU_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	return uverbs_devnum(path) >= 0 ?
-		       uverbs_access(mode) :
+		       uverbs_access(mode, flags & AT_EACCESS) :
 		       REAL(faccessat)(dirfd, path, mode, flags);
 }
 
@@ -701,16 +742,18 @@ EMU_EXPORT int socket(int domain, int type, int protocol)
 {
 	int ret;
 
-	if (domain != AF_NETLINK || protocol != NETLINK_RDMA)
+	if (domain != AF_NETLINK ||
+	    (protocol != NETLINK_RDMA && protocol != NETLINK_ROUTE))
 		return REAL(socket)(domain, type, protocol);
 	emu_init();
-	if (emu.opts.no_netlink) {
+	/* --no-netlink takes RDMA netlink away; rtnetlink always exists */
+	if (protocol == NETLINK_RDMA && emu.opts.no_netlink) {
 		if (emu_verbose())
 			emu_log("netlink socket refused (--no-netlink)");
 		return set_errno(-EPROTONOSUPPORT);
 	}
 	pthread_mutex_lock(&emu.lock);
-	ret = emu_nl_socket(type);
+	ret = emu_nl_socket(type, protocol);
 	pthread_mutex_unlock(&emu.lock);
 	return set_errno(ret);
 }

@@ -145,14 +145,25 @@ bool emu_port_valid(unsigned int port)
 	return port >= 1 && port <= emu_dev.nports;
 }
 
+/*
+ * mana_ib reports the port as up only while its netdev is running with
+ * carrier (research: mana-kernel-and-gdma.md 2.10, 4): DPDK's usual setup,
+ * the VF interface down, reads DOWN/Disabled although raw QPs work.
+ */
+void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
+{
+	bool up = emu_dev.ports[port - 1].netdev_up;
+
+	*state = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+	*phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
+}
+
 int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp)
 {
 	if (!emu_port_valid(port))
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
-	/* Always up: see README ("Port state"). */
-	resp->state = IBV_PORT_ACTIVE;
-	resp->phys_state = 5;	/* LinkUp */
+	emu_port_state(port, &resp->state, &resp->phys_state);
 	resp->max_mtu = IBV_MTU_4096;
 	resp->active_mtu = IBV_MTU_1024;	/* netdev MTU 1500 */
 	resp->gid_tbl_len = 0;

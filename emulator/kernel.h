@@ -212,6 +212,8 @@ void emu_kernel_init(const struct mana_emu_options *opts);
 
 /* Query verbs (fill the core responses) */
 void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+/* IB port state and physical state as query_port and netlink report them */
+void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state);
 int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp);
 bool emu_port_valid(unsigned int port);
 

@@ -11,6 +11,7 @@
  */
 #include "netlink.h"
 
+#include <net/if.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -26,29 +27,16 @@
 #include "emu.h"
 #include "emu_defs.h"
 #include "kernel.h"
+#include "links.h"
+#include "netlink_out.h"
 
 #define CHARDEV_TYPE_SIZE 16	/* RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE */
 #define NL_MAX_REQUEST 65536
-#define NL_DUMP_DONE 1		/* handler result: dump sent, no ack */
 
-struct emu_nlsock {
-	int app_fd;
-	int dev_fd;
-	uint32_t portid;
-	uint32_t groups;
-	bool bound;
-	struct emu_nlsock *next;
-};
 
 static struct emu_nlsock *nl_socks;
 static uint32_t nl_rover = (uint32_t)-4096;
 
-/* One reply message under construction. */
-struct nl_out {
-	char buf[2048];
-	size_t len;
-	struct nlmsghdr *hdr;
-};
 
 static struct emu_nlsock *sock_by_port(uint32_t portid)
 {
@@ -60,7 +48,7 @@ static struct emu_nlsock *sock_by_port(uint32_t portid)
 	return NULL;
 }
 
-int emu_nl_socket(int type)
+int emu_nl_socket(int type, int protocol)
 {
 	int base = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	struct emu_nlsock *s;
@@ -82,10 +70,13 @@ int emu_nl_socket(int type)
 		goto err_close;
 	s->app_fd = sv[0];
 	s->dev_fd = sv[1];
+	s->protocol = protocol;
 	s->next = nl_socks;
 	nl_socks = s;
 	if (emu_verbose())
-		emu_log("netlink socket fd %d (NETLINK_RDMA)", s->app_fd);
+		emu_log("netlink socket fd %d (%s)", s->app_fd,
+			protocol == NETLINK_RDMA ? "NETLINK_RDMA" :
+						   "NETLINK_ROUTE");
 	return s->app_fd;
 
 err_close:
@@ -200,7 +191,7 @@ int emu_nl_getsockopt(struct emu_nlsock *s, int level, int name, void *val,
 	if (level == SOL_SOCKET && name == SO_DOMAIN)
 		return put_int_opt(val, len, AF_NETLINK);
 	if (level == SOL_SOCKET && name == SO_PROTOCOL)
-		return put_int_opt(val, len, NETLINK_RDMA);
+		return put_int_opt(val, len, s->protocol);
 	if (level == SOL_SOCKET)
 		return emu_real_getsockopt(s->app_fd, level, name, val, len) ?
 			       -errno : 0;
@@ -221,7 +212,7 @@ void emu_nl_fill_name(void *name, socklen_t *namelen)
 
 /* ---- reply construction ------------------------------------------------ */
 
-static void out_begin(struct nl_out *o, uint16_t type, uint16_t flags,
+void out_begin(struct nl_out *o, uint16_t type, uint16_t flags,
 		      const struct nlmsghdr *req, uint32_t portid)
 {
 	o->len = NLMSG_HDRLEN;
@@ -233,7 +224,7 @@ static void out_begin(struct nl_out *o, uint16_t type, uint16_t flags,
 	o->hdr->nlmsg_pid = portid;
 }
 
-static void out_put(struct nl_out *o, uint16_t type, const void *data,
+void out_put(struct nl_out *o, uint16_t type, const void *data,
 		    size_t len)
 {
 	struct nlattr *nla = (struct nlattr *)(o->buf + o->len);
@@ -248,28 +239,28 @@ static void out_put(struct nl_out *o, uint16_t type, const void *data,
 	o->len += total;
 }
 
-static void out_u8(struct nl_out *o, uint16_t type, uint8_t v)
+void out_u8(struct nl_out *o, uint16_t type, uint8_t v)
 {
 	out_put(o, type, &v, sizeof(v));
 }
 
-static void out_u32(struct nl_out *o, uint16_t type, uint32_t v)
+void out_u32(struct nl_out *o, uint16_t type, uint32_t v)
 {
 	out_put(o, type, &v, sizeof(v));
 }
 
 /* x86-64 needs no pad attribute in front of 64-bit values. */
-static void out_u64(struct nl_out *o, uint16_t type, uint64_t v)
+void out_u64(struct nl_out *o, uint16_t type, uint64_t v)
 {
 	out_put(o, type, &v, sizeof(v));
 }
 
-static void out_str(struct nl_out *o, uint16_t type, const char *s)
+void out_str(struct nl_out *o, uint16_t type, const char *s)
 {
 	out_put(o, type, s, strlen(s) + 1);
 }
 
-static void out_send(struct emu_nlsock *s, struct nl_out *o)
+void out_send(struct emu_nlsock *s, struct nl_out *o)
 {
 	o->hdr->nlmsg_len = o->len;
 	/* A full queue drops the reply, as an overrun socket would. */
@@ -366,24 +357,85 @@ static void send_dev_info(struct emu_nlsock *s, const struct nlmsghdr *req,
 	out_send(s, &o);
 }
 
-static int nl_get(struct emu_nlsock *s, const struct nlmsghdr *req,
-		  nl_attrs_t tb)
+void out_done(struct emu_nlsock *s, const struct nlmsghdr *req)
 {
 	struct nl_out o;
 	int zero = 0;
 
+	out_begin(&o, NLMSG_DONE, NLM_F_MULTI, req, s->portid);
+	memcpy(o.buf + o.len, &zero, sizeof(zero));
+	o.len += sizeof(zero);
+	out_send(s, &o);
+}
+
+/* The IB device exists only with mana_ib loaded on a MANA function. */
+static bool dev_index_ok(const struct nlattr *idx)
+{
+	return idx && attr_u32(idx) == EMU_IBDEV_INDEX &&
+	       mana_emu_has_ibdev(emu_dev.opts);
+}
+
+static int nl_get(struct emu_nlsock *s, const struct nlmsghdr *req,
+		  nl_attrs_t tb)
+{
 	if (req->nlmsg_flags & NLM_F_DUMP) {
-		send_dev_info(s, req, NLM_F_MULTI);
-		out_begin(&o, NLMSG_DONE, NLM_F_MULTI, req, s->portid);
-		memcpy(o.buf + o.len, &zero, sizeof(zero));
-		o.len += sizeof(zero);
-		out_send(s, &o);
+		if (mana_emu_has_ibdev(emu_dev.opts))
+			send_dev_info(s, req, NLM_F_MULTI);
+		out_done(s, req);
 		return NL_DUMP_DONE;
 	}
-	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] ||
-	    attr_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) != EMU_IBDEV_INDEX)
+	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
 		return -EINVAL;
 	send_dev_info(s, req, 0);
+	return 0;
+}
+
+/*
+ * fill_port_info(): an Ethernet port carries no IB subnet attributes;
+ * the state is query_port's, the netdev the one mana_ib paired with the
+ * port (ib_device_set_netdev), i.e. the VF interface.
+ */
+static void send_port_info(struct emu_nlsock *s, const struct nlmsghdr *req,
+			   uint16_t flags, unsigned int port)
+{
+	uint8_t state, phys;
+	struct emu_link l;
+	struct nl_out o;
+
+	emu_port_state(port, &state, &phys);
+	out_begin(&o, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET),
+		  flags, req, s->portid);
+	out_u32(&o, RDMA_NLDEV_ATTR_DEV_INDEX, EMU_IBDEV_INDEX);
+	out_str(&o, RDMA_NLDEV_ATTR_DEV_NAME, EMU_IBDEV_NAME);
+	out_u32(&o, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	out_u64(&o, RDMA_NLDEV_ATTR_CAP_FLAGS, 0);
+	out_u8(&o, RDMA_NLDEV_ATTR_PORT_STATE, state);
+	out_u8(&o, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, phys);
+	if (emu_link_of_port(emu_dev.opts, port, &l)) {
+		out_u32(&o, RDMA_NLDEV_ATTR_NDEV_INDEX, l.ifindex);
+		out_str(&o, RDMA_NLDEV_ATTR_NDEV_NAME, l.name);
+	}
+	out_send(s, &o);
+}
+
+/* A dump needs the device; a single port needs both indexes. */
+static int nl_port_get(struct emu_nlsock *s, const struct nlmsghdr *req,
+		       nl_attrs_t tb)
+{
+	const struct nlattr *port = tb[RDMA_NLDEV_ATTR_PORT_INDEX];
+	unsigned int p;
+
+	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
+		return -EINVAL;
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		for (p = 1; p <= emu_dev.nports; p++)
+			send_port_info(s, req, NLM_F_MULTI, p);
+		out_done(s, req);
+		return NL_DUMP_DONE;
+	}
+	if (!port || !emu_port_valid(attr_u32(port)))
+		return -EINVAL;
+	send_port_info(s, req, 0, attr_u32(port));
 	return 0;
 }
 
@@ -407,12 +459,13 @@ static int nl_get_chardev(struct emu_nlsock *s, const struct nlmsghdr *req,
 		return -EINVAL;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return port ? -EINVAL : -EOPNOTSUPP;	/* no global uverbs */
-	if (attr_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) != EMU_IBDEV_INDEX)
+	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
 		return -EINVAL;
 	if (port && !emu_port_valid(attr_u32(port)))
 		return -EINVAL;
-	if (strcmp(type, "uverbs"))
-		return -EOPNOTSUPP;	/* no such client (umad is not emulated) */
+	/* no such client: umad is not emulated, ib_uverbs may be missing */
+	if (strcmp(type, "uverbs") || !mana_emu_has_uverbs(emu_dev.opts))
+		return -EOPNOTSUPP;
 	out_begin(&o,
 		  RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET_CHARDEV),
 		  0, req, s->portid);
@@ -445,6 +498,7 @@ static const char *nldev_cmd_name(unsigned int op)
 	case RDMA_NLDEV_CMD_GET: return "RDMA_NLDEV_CMD_GET";
 	case RDMA_NLDEV_CMD_GET_CHARDEV: return "RDMA_NLDEV_CMD_GET_CHARDEV";
 	case RDMA_NLDEV_CMD_SYS_GET: return "RDMA_NLDEV_CMD_SYS_GET";
+	case RDMA_NLDEV_CMD_PORT_GET: return "RDMA_NLDEV_CMD_PORT_GET";
 	default: return "unsupported";
 	}
 }
@@ -456,6 +510,8 @@ static int dispatch(struct emu_nlsock *s, const struct nlmsghdr *req)
 	nl_attrs_t tb;
 	int ret;
 
+	if (s->protocol == NETLINK_ROUTE)
+		return emu_rtnl_dispatch(s, req);
 	if (client != RDMA_NL_NLDEV)
 		return -EOPNOTSUPP;
 	ret = parse_attrs(req, tb);
@@ -468,6 +524,8 @@ static int dispatch(struct emu_nlsock *s, const struct nlmsghdr *req)
 		return nl_get_chardev(s, req, tb);
 	case RDMA_NLDEV_CMD_SYS_GET:
 		return nl_sys_get(s, req, tb);
+	case RDMA_NLDEV_CMD_PORT_GET:
+		return nl_port_get(s, req, tb);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -484,6 +542,7 @@ static void handle_message(struct emu_nlsock *s, const struct nlmsghdr *req)
 	if (emu_verbose())
 		emu_log("netlink fd %d type %u (%s) flags 0x%x seq %u -> %s",
 			s->app_fd, req->nlmsg_type,
+			s->protocol == NETLINK_ROUTE ? "rtnetlink" :
 			RDMA_NL_GET_CLIENT(req->nlmsg_type) == RDMA_NL_NLDEV ?
 				nldev_cmd_name(RDMA_NL_GET_OP(req->nlmsg_type)) :
 				"unsupported",

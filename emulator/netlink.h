@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Fake NETLINK_RDMA sockets.  All but emu_nl_fill_name() need emu.lock.
+ * Fake NETLINK_RDMA and NETLINK_ROUTE sockets.  All but emu_nl_fill_name() need emu.lock.
  */
 #ifndef MANA_EMU_NETLINK_H
 #define MANA_EMU_NETLINK_H
@@ -10,8 +10,8 @@
 
 struct emu_nlsock;
 
-/* socket(AF_NETLINK, type, NETLINK_RDMA): fd or -errno */
-int emu_nl_socket(int type);
+/* socket(AF_NETLINK, type, NETLINK_RDMA or NETLINK_ROUTE): fd or -errno */
+int emu_nl_socket(int type, int protocol);
 /* close(): the caller closes the application's fd afterwards */
 void emu_nl_release(struct emu_nlsock *s);
 int emu_nl_bind(struct emu_nlsock *s, const struct sockaddr *addr,

@@ -310,6 +310,110 @@ static int format_rx_hold(const struct mana_emu_options *opts, char *buf,
 	return snprintf(buf, len, "--rx-hold=%u", opts->rx_hold);
 }
 
+static const struct {
+	const char *name;
+	unsigned int bit;
+} modules[] = {
+	{ "mana", MANA_EMU_MOD_MANA },
+	{ "mana_ib", MANA_EMU_MOD_MANA_IB },
+	{ "ib_uverbs", MANA_EMU_MOD_IB_UVERBS },
+};
+
+#define MODULE_COUNT (sizeof(modules) / sizeof(modules[0]))
+
+/* Comma-separated module names; repeated options add up. */
+static int parse_no_module(struct mana_emu_options *opts, const char *val,
+			   char *err, size_t errlen)
+{
+	unsigned int bits = 0;
+	const char *p = val;
+	size_t len, i;
+
+	for (;;) {
+		len = strcspn(p, ",");
+		for (i = 0; i < MODULE_COUNT; i++)
+			if (strlen(modules[i].name) == len &&
+			    !strncmp(p, modules[i].name, len))
+				break;
+		if (i == MODULE_COUNT) {
+			emu_set_err(err, errlen, "--no-module: invalid value '%s' "
+				"(expected mana, mana_ib or ib_uverbs, comma "
+				"separated)", val);
+			return PARSE_ERR_SET;
+		}
+		bits |= modules[i].bit;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	opts->no_modules |= bits;
+	return 0;
+}
+
+static int format_no_module(const struct mana_emu_options *opts, char *buf,
+			    size_t len)
+{
+	char val[64] = "";
+	size_t used = 0, n = 0, i;
+
+	for (i = 0; i < MODULE_COUNT; i++)
+		if (opts->no_modules & modules[i].bit)
+			n += snprintf(val + n, sizeof(val) - n, "%s%s",
+				      n ? "," : "", modules[i].name);
+	if (n)
+		word_append(buf, len, &used, "no-module", val);
+	return used;
+}
+
+/* Octal permission bits, as chmod takes them (no file type, no setuid). */
+static int parse_uverbs_mode(struct mana_emu_options *opts, const char *val,
+			     char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	if (val[0] < '0' || val[0] > '7')
+		return PARSE_ERR_GENERIC;
+	errno = 0;
+	v = strtoul(val, &end, 8);
+	if (errno || *end || v > 0777)
+		return PARSE_ERR_GENERIC;
+	opts->uverbs_mode = v;
+	return 0;
+}
+
+static int format_uverbs_mode(const struct mana_emu_options *opts, char *buf,
+			      size_t len)
+{
+	if (opts->uverbs_mode == MANA_EMU_UVERBS_MODE_DEFAULT)
+		return 0;
+	return snprintf(buf, len, "--uverbs-mode=%04o", opts->uverbs_mode);
+}
+
+static int format_hugepages(const struct mana_emu_options *opts, char *buf,
+			    size_t len)
+{
+	if (opts->hugepages == MANA_EMU_HUGEPAGES_DEFAULT)
+		return 0;
+	return snprintf(buf, len, "--hugepages=%u", opts->hugepages);
+}
+
+static int parse_hugepages(struct mana_emu_options *opts, const char *val,
+			   char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)val[0]))
+		return PARSE_ERR_GENERIC;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || *end || v > 1048576)
+		return PARSE_ERR_GENERIC;
+	opts->hugepages = v;
+	return 0;
+}
+
 #define FIELD(f) offsetof(struct mana_emu_options, f)
 
 static const struct opt_def opt_table[] = {
@@ -362,6 +466,20 @@ static const struct opt_def opt_table[] = {
 	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
 	  .offset = FIELD(help), .no_format = true,
 	  .help = "show this help" },
+	{ .name = "no-module", .kind = OPT_CUSTOM, .parse = parse_no_module,
+	  .format_words = format_no_module, .metavar = "NAME[,...]",
+	  .help = "kernel module not loaded: mana (no netdevs, no IB\n"
+		  "                                 device), mana_ib, ib_uverbs" },
+	{ .name = "uverbs-mode", .kind = OPT_CUSTOM, .parse = parse_uverbs_mode,
+	  .format_words = format_uverbs_mode, .metavar = "MODE",
+	  .help = "permissions of /dev/infiniband/uverbs0, owner root\n"
+		  "                                 (octal, default 0666)" },
+	{ .name = "hugepages", .kind = OPT_CUSTOM, .parse = parse_hugepages,
+	  .format_words = format_hugepages, .metavar = "N",
+	  .help = "2 MiB huge pages on NUMA node 0 in sysfs\n"
+		  "                                 (0..1048576, default 1024)" },
+	{ .name = "no-device", .kind = OPT_FLAG, .offset = FIELD(no_device),
+	  .help = "no MANA PCI function (Accelerated Networking off)" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -379,6 +497,8 @@ void mana_emu_options_init(struct mana_emu_options *opts)
 	memcpy(opts->mac, default_mac, sizeof(default_mac));
 	opts->max_qp_wr = 8192;
 	opts->rx_hold = MANA_EMU_RX_HOLD_DEFAULT;
+	opts->uverbs_mode = MANA_EMU_UVERBS_MODE_DEFAULT;
+	opts->hugepages = MANA_EMU_HUGEPAGES_DEFAULT;
 }
 
 static bool *flag_field(struct mana_emu_options *opts,

@@ -51,7 +51,50 @@ struct mana_emu_options {
 	/* --fault=: 0 = off */
 	unsigned long long fault_fatal_after;	/* frames transmitted */
 	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
+	/* what mana-diag inspects: the VM around the device */
+	unsigned int no_modules;	/* MANA_EMU_MOD_* not loaded */
+	unsigned int uverbs_mode;	/* permission bits of /dev/infiniband/uverbsN */
+	unsigned int hugepages;		/* 2 MiB pages on NUMA node 0 */
+	bool no_device;			/* no MANA PCI function at all */
 };
+
+/* Kernel modules the emulated VM can lack (--no-module=). */
+#define MANA_EMU_MOD_MANA 0x1		/* Ethernet driver: PCI function, VF netdevs */
+#define MANA_EMU_MOD_MANA_IB 0x2	/* the IB device (needs mana) */
+#define MANA_EMU_MOD_IB_UVERBS 0x4	/* uverbs char devices */
+#define MANA_EMU_UVERBS_MODE_DEFAULT 0666	/* rdma-core's udev rule */
+#define MANA_EMU_HUGEPAGES_DEFAULT 1024
+
+/* Which parts of the device exist, as the loaded modules make them. */
+static inline bool mana_emu_module_loaded(const struct mana_emu_options *o,
+					  unsigned int mod)
+{
+	if (o->no_modules & mod)
+		return false;
+	if (mod == MANA_EMU_MOD_IB_UVERBS)
+		return true;
+	/* udev loads mana for the PCI function, mana_ib needs mana */
+	if (o->no_device)
+		return false;
+	return mod == MANA_EMU_MOD_MANA ||
+	       !(o->no_modules & MANA_EMU_MOD_MANA);
+}
+
+static inline bool mana_emu_has_netdevs(const struct mana_emu_options *o)
+{
+	return mana_emu_module_loaded(o, MANA_EMU_MOD_MANA);
+}
+
+static inline bool mana_emu_has_ibdev(const struct mana_emu_options *o)
+{
+	return mana_emu_module_loaded(o, MANA_EMU_MOD_MANA_IB);
+}
+
+static inline bool mana_emu_has_uverbs(const struct mana_emu_options *o)
+{
+	return mana_emu_has_ibdev(o) &&
+	       mana_emu_module_loaded(o, MANA_EMU_MOD_IB_UVERBS);
+}
 
 /* Status codes of the parse functions (0 on success). */
 #define MANA_EMU_OPT_ERROR (-1)

@@ -8,6 +8,7 @@
  */
 #include "sysfs.h"
 
+#include <net/if.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "emu_defs.h"
+#include "links.h"
 #include "options.h"
 
 #define TREE_TEMPLATE "/tmp/mana-emu.XXXXXX"
@@ -156,13 +158,12 @@ static const char *modalias(void)
 	return buf;
 }
 
-static void make_pci_function(struct tree *t)
+static void make_pci_function(struct tree *t, const struct mana_emu_options *opts)
 {
 	static const char zero_res[] =
 		"0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
 
 	tree_mkdir(t, PCI_DIR);
-	tree_mkdir(t, "bus/pci/drivers/mana");
 	tree_attr(t, PCI_DIR, "vendor", "0x%04x\n", MANA_PCI_VENDOR_ID);
 	tree_attr(t, PCI_DIR, "device", "0x%04x\n", MANA_PCI_DEVICE_VF);
 	tree_attr(t, PCI_DIR, "subsystem_vendor", "0x%04x\n",
@@ -172,58 +173,114 @@ static void make_pci_function(struct tree *t)
 	tree_attr(t, PCI_DIR, "class", "0x020000\n");
 	tree_attr(t, PCI_DIR, "modalias", "%s\n", modalias());
 	tree_attr(t, PCI_DIR, "uevent",
-		  "DRIVER=mana\nPCI_CLASS=20000\nPCI_ID=%04X:%04X\n"
+		  "%sPCI_CLASS=20000\nPCI_ID=%04X:%04X\n"
 		  "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\nMODALIAS=%s\n",
+		  mana_emu_has_netdevs(opts) ? "DRIVER=mana\n" : "",
 		  MANA_PCI_VENDOR_ID, MANA_PCI_DEVICE_VF,
 		  EMU_PCI_SUBSYS_VENDOR, EMU_PCI_SUBSYS_DEVICE, EMU_PCI_BDF,
 		  modalias());
 	tree_attr(t, PCI_DIR, "numa_node", "-1\n");
 	tree_attr(t, PCI_DIR, "resource", "%s%s%s%s%s%s", zero_res, zero_res,
 		  zero_res, zero_res, zero_res, zero_res);
+	/* Without the mana module the function has no driver. */
+	if (!mana_emu_has_netdevs(opts))
+		return;
+	tree_mkdir(t, "bus/pci/drivers/mana");
 	tree_link(t, PCI_DIR "/driver", "../../drivers/mana");
 	tree_link(t, "bus/pci/drivers/mana/" EMU_PCI_BDF,
 		  "../../devices/" EMU_PCI_BDF);
 }
 
-static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
-			unsigned int port)
+static void netdev_attrs(struct tree *t, const char *dir,
+			 const struct emu_link *l, unsigned int dev_port)
 {
-	char dir[256], cls[512], target[512], ifname[16];
-	unsigned int ifindex = EMU_IFINDEX_BASE + port - 1;
-	uint8_t m[6];
+	const uint8_t *m = l->mac;
+	bool up = l->operstate == IF_OPER_UP;
 
-	mana_emu_port_mac(opts, port, m);
-	snprintf(ifname, sizeof(ifname), "eth%u", port);
-	snprintf(dir, sizeof(dir), PCI_DIR "/net/%s", ifname);
 	tree_mkdir(t, dir);
 	tree_attr(t, dir, "address", "%02x:%02x:%02x:%02x:%02x:%02x\n", m[0],
 		  m[1], m[2], m[3], m[4], m[5]);
-	tree_attr(t, dir, "dev_port", "%u\n", port - 1);
-	tree_attr(t, dir, "ifindex", "%u\n", ifindex);
+	tree_attr(t, dir, "dev_port", "%u\n", dev_port);
+	tree_attr(t, dir, "ifindex", "%u\n", l->ifindex);
 	tree_attr(t, dir, "mtu", "1500\n");
 	tree_attr(t, dir, "type", "1\n");
 	tree_attr(t, dir, "addr_len", "6\n");
-	tree_attr(t, dir, "operstate", "%s\n", opts->netdev_up ? "up" : "down");
-	if (opts->netdev_up)
+	tree_attr(t, dir, "flags", "0x%x\n", l->flags & 0xffff);
+	tree_attr(t, dir, "operstate", "%s\n", up ? "up" : "down");
+	/* carrier reads EINVAL while the interface is down: no file */
+	if (up)
 		tree_attr(t, dir, "carrier", "1\n");
-	tree_attr(t, dir, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", ifname,
-		  ifindex);
-	snprintf(cls, sizeof(cls), "%s/device", dir);
-	tree_link(t, cls, "../..");
-	snprintf(cls, sizeof(cls), "class/net/%s", ifname);
-	snprintf(target, sizeof(target), "../../" PCI_DIR "/net/%s", ifname);
-	tree_link(t, cls, target);
+	tree_attr(t, dir, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", l->name,
+		  l->ifindex);
 }
 
-static void make_ib_port(struct tree *t, unsigned int port)
+/*
+ * The synthetic (hv_netvsc) interface of vNIC @port: a VMBus device, not
+ * PCI.  Its upper_ link names the VF it enslaved.
+ */
+static void make_synthetic(struct tree *t, const struct mana_emu_options *opts,
+			   unsigned int port)
+{
+	char dev[128], dir[256], rel[512], target[512];
+	struct emu_link l, vf;
+
+	emu_link_get(opts, port, &l);
+	snprintf(dev, sizeof(dev),
+		 "bus/vmbus/devices/000d3a00-0000-4000-8000-0000000000%02x",
+		 port);
+	snprintf(dir, sizeof(dir), "%s/net/%s", dev, l.name);
+	netdev_attrs(t, dir, &l, 0);
+	tree_mkdir(t, "bus/vmbus/drivers/hv_netvsc");
+	snprintf(rel, sizeof(rel), "%s/driver", dev);
+	tree_link(t, rel, "../../drivers/hv_netvsc");
+	snprintf(rel, sizeof(rel), "%s/device", dir);
+	tree_link(t, rel, "../..");
+	snprintf(rel, sizeof(rel), "class/net/%s", l.name);
+	snprintf(target, sizeof(target), "../../%s", dir);
+	tree_link(t, rel, target);
+	if (!emu_link_of_port(opts, port, &vf))
+		return;
+	snprintf(rel, sizeof(rel), "%s/upper_%s", dir, vf.name);
+	snprintf(target, sizeof(target), "../../../../../../" PCI_DIR "/net/%s",
+		 vf.name);
+	tree_link(t, rel, target);
+}
+
+/* The VF interface mana made for port @port, enslaved to its synthetic twin. */
+static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
+			unsigned int port)
+{
+	char dir[256], rel[512], target[512];
+	struct emu_link l, master;
+
+	if (!emu_link_of_port(opts, port, &l))
+		return;
+	emu_link_get(opts, l.master - 1, &master);
+	snprintf(dir, sizeof(dir), PCI_DIR "/net/%s", l.name);
+	netdev_attrs(t, dir, &l, port - 1);
+	snprintf(rel, sizeof(rel), "%s/device", dir);
+	tree_link(t, rel, "../..");
+	snprintf(rel, sizeof(rel), "%s/master", dir);
+	snprintf(target, sizeof(target), "../../../../../../class/net/%s",
+		 master.name);
+	tree_link(t, rel, target);
+	snprintf(rel, sizeof(rel), "class/net/%s", l.name);
+	snprintf(target, sizeof(target), "../../" PCI_DIR "/net/%s", l.name);
+	tree_link(t, rel, target);
+}
+
+static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
+			 unsigned int port)
 {
 	char dir[256], sub[512];
 
 	snprintf(dir, sizeof(dir), IB_DIR "/ports/%u", port);
 	tree_mkdir(t, dir);
-	/* The emulated port is always up; see README (query_port). */
-	tree_attr(t, dir, "state", "4: ACTIVE\n");
-	tree_attr(t, dir, "phys_state", "5: LinkUp\n");
+	/* mana_ib: the port is as up as its netdev (see kernel.c) */
+	tree_attr(t, dir, "state", "%s\n", opts->netdev_up ? "4: ACTIVE" :
+						       "1: DOWN");
+	tree_attr(t, dir, "phys_state", "%s\n",
+		  opts->netdev_up ? "5: LinkUp" : "3: Disabled");
 	tree_attr(t, dir, "link_layer", "Ethernet\n");
 	tree_attr(t, dir, "rate", "100 Gb/sec (4X EDR)\n");
 	tree_attr(t, dir, "lid", "0x0\n");
@@ -258,16 +315,21 @@ static void make_ib_device(struct tree *t, const struct mana_emu_options *opts)
 	tree_attr(t, IB_DIR, "node_desc", "mana-emu %s\n", EMU_IBDEV_NAME);
 	tree_link(t, IB_DIR "/device", "../..");
 	for (port = 1; port <= opts->ports; port++)
-		make_ib_port(t, port);
+		make_ib_port(t, opts, port);
 	tree_mkdir(t, "class/infiniband");
 	tree_link(t, "class/infiniband/" EMU_IBDEV_NAME, "../../" IB_DIR);
 }
 
-static void make_uverbs(struct tree *t)
+static void make_uverbs(struct tree *t, const struct mana_emu_options *opts)
 {
+	/* the class comes with ib_uverbs, the device with mana_ib */
+	if (!mana_emu_module_loaded(opts, MANA_EMU_MOD_IB_UVERBS))
+		return;
 	tree_mkdir(t, "class/infiniband_verbs");
 	tree_write(t, "class/infiniband_verbs/abi_version", "%d\n",
 		   EMU_UVERBS_CLASS_ABI);
+	if (!mana_emu_has_uverbs(opts))
+		return;
 	tree_mkdir(t, UVERBS_DIR);
 	tree_attr(t, UVERBS_DIR, "ibdev", "%s\n", EMU_IBDEV_NAME);
 	tree_attr(t, UVERBS_DIR, "dev", "%d:%d\n", EMU_UVERBS_MAJOR,
@@ -276,6 +338,70 @@ static void make_uverbs(struct tree *t)
 	tree_link(t, UVERBS_DIR "/device", "../..");
 	tree_link(t, "class/infiniband_verbs/" EMU_UVERBS_NAME,
 		  "../../" UVERBS_DIR);
+}
+
+/* /sys/module/NAME of a loaded module (initstate: loadable, not built in) */
+static void make_modules(struct tree *t, const struct mana_emu_options *opts)
+{
+	static const struct {
+		const char *name;
+		unsigned int mod;	/* 0: always loaded */
+	} mods[] = {
+		{ "ib_core", 0 },
+		{ "ib_uverbs", MANA_EMU_MOD_IB_UVERBS },
+		{ "mana", MANA_EMU_MOD_MANA },
+		{ "mana_ib", MANA_EMU_MOD_MANA_IB },
+	};
+	char dir[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		if (mods[i].mod && !mana_emu_module_loaded(opts, mods[i].mod))
+			continue;
+		snprintf(dir, sizeof(dir), "module/%s", mods[i].name);
+		tree_mkdir(t, dir);
+		tree_attr(t, dir, "initstate", "live\n");
+		tree_attr(t, dir, "refcnt", "%d\n",
+			  !strcmp(mods[i].name, "mana_ib") ? 0 : 1);
+	}
+}
+
+/* Huge page pools: 2 MiB and 1 GiB, one NUMA node, all pages free. */
+static void make_hugepages(struct tree *t, const struct mana_emu_options *opts)
+{
+	static const char *const files[] = { "nr_hugepages", "free_hugepages",
+					     "surplus_hugepages" };
+	static const unsigned int sizes_kb[] = { 2048, 1048576 };
+	char dir[160];
+	size_t s, f;
+	int node;
+
+	tree_mkdir(t, "devices/system/node");
+	tree_write(t, "devices/system/node/online", "0\n");
+	tree_write(t, "devices/system/node/possible", "0\n");
+	for (s = 0; s < 2; s++) {
+		unsigned int n = s ? 0 : opts->hugepages;
+
+		for (node = -1; node < 1; node++) {
+			if (node < 0)
+				snprintf(dir, sizeof(dir),
+					 "kernel/mm/hugepages/hugepages-%ukB",
+					 sizes_kb[s]);
+			else
+				snprintf(dir, sizeof(dir),
+					 "devices/system/node/node%d/hugepages/"
+					 "hugepages-%ukB", node, sizes_kb[s]);
+			tree_mkdir(t, dir);
+			for (f = 0; f < 3; f++)
+				tree_attr(t, dir, files[f], "%u\n",
+					  f == 2 ? 0 : n);
+			if (node < 0) {
+				tree_attr(t, dir, "resv_hugepages", "0\n");
+				tree_attr(t, dir, "nr_overcommit_hugepages",
+					  "0\n");
+			}
+		}
+	}
 }
 
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
@@ -292,12 +418,18 @@ int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 	}
 	/* sysfs is world readable; mkdtemp made the root 0700. */
 	chmod(t.root, 0755);
-	make_pci_function(&t);
+	if (!opts->no_device)
+		make_pci_function(&t, opts);
 	tree_mkdir(&t, "class/net");
-	for (port = 1; port <= opts->ports; port++)
+	for (port = 1; port <= opts->ports; port++) {
+		make_synthetic(&t, opts, port);
 		make_netdev(&t, opts, port);
-	make_ib_device(&t, opts);
-	make_uverbs(&t);
+	}
+	if (mana_emu_has_ibdev(opts))
+		make_ib_device(&t, opts);
+	make_uverbs(&t, opts);
+	make_modules(&t, opts);
+	make_hugepages(&t, opts);
 	if (t.failed) {
 		mana_emu_sysfs_remove(t.root);
 		return -1;

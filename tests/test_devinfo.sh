@@ -25,7 +25,14 @@ expect "ours fw_ver (filled only by our provider)" "$TMP/ours.out" '^\tfw_ver:\t
 expect "ours vendor" "$TMP/ours.out" '^\tvendor_id:\t+0x1414$'
 expect "ours part" "$TMP/ours.out" '^\tvendor_part_id:\t+\d+$'
 expect "ours link layer" "$TMP/ours.out" '^\t\t\tlink_layer:\t+Ethernet$'
-expect "ours state" "$TMP/ours.out" 'state:\t+PORT_ACTIVE'
+# the port is as up as its netdev (mana_ib); DPDK's setup has it down
+expect "ours state, netdev down" "$TMP/ours.out" 'state:\t+PORT_DOWN \(1\)'
+expect "ours phys_state, netdev down" "$TMP/ours.out" 'phys_state:\t+DISABLED \(3\)'
+run up 0 -- "$EMU" --netdev-up -- ibv_devinfo -v
+expect "ours state, netdev up" "$TMP/up.out" 'state:\t+PORT_ACTIVE \(4\)'
+expect "ours phys_state, netdev up" "$TMP/up.out" 'phys_state:\t+LINK_UP \(5\)'
+run up_system 0 -- "$EMU" --netdev-up --provider=system -- ibv_devinfo
+expect "system state, netdev up" "$TMP/up_system.out" 'state:\t+PORT_ACTIVE \(4\)'
 expect_not "ours quiet" "$TMP/ours.err" 'Warning'
 run devices 0 -- "$EMU" -- ibv_devices
 expect "ibv_devices" "$TMP/devices.out" '^\s+mana_0\s+[0-9a-f]{16}$'

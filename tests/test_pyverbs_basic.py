@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Foundation verbs through Debian's python3-pyverbs, run under mana-emu.
 
-Run: mana-emu [--provider=system] -- /usr/bin/python3 -m pytest test_pyverbs_basic.py
+Run: mana-emu [--provider=system] --netdev-up -- /usr/bin/python3 -m pytest test_pyverbs_basic.py
+(with the netdev up the port is ACTIVE, as mana_ib reports it)
 """
 import errno
 import unittest

@@ -15,6 +15,7 @@
 #include "emu_client.h"
 
 static bool system_provider;
+static bool netdev_up;		/* run under mana-emu --netdev-up */
 
 static void test_device(struct ibv_context *ctx)
 {
@@ -44,7 +45,12 @@ static void test_device(struct ibv_context *ctx)
 	CHECK_ERRNO(ret, 0);
 	CHECK(port.link_layer == IBV_LINK_LAYER_ETHERNET, "link layer %u",
 	      port.link_layer);
-	CHECK(port.state == IBV_PORT_ACTIVE, "port state %d", port.state);
+	/* mana_ib: the port is as up as its netdev; DPDK's setup has it down */
+	CHECK(port.state == (netdev_up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN),
+	      "port state %d with the netdev %s", port.state,
+	      netdev_up ? "up" : "down");
+	CHECK(port.phys_state == (netdev_up ? 5 : 3), "phys_state %u",
+	      port.phys_state);
 	CHECK(port.max_mtu == IBV_MTU_4096, "max_mtu %d", port.max_mtu);
 
 	ret = ibv_query_port(ctx, attr.orig_attr.phys_port_cnt + 1, &port);
@@ -207,6 +213,7 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 
 	system_provider = emu_client_system(argc, argv);
+	netdev_up = argc > 1 && !strcmp(argv[argc - 1], "--netdev-up");
 	ctx = emu_open_mana();
 	CHECK(ctx != NULL, "open mana device: %s", strerror(errno));
 	if (!ctx)
