@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# mana-diag under mana-emu: a healthy 2-port device, then each failure the
+# emulator can stage (driver id 19, no RDMA netlink, VF interface up, no
+# huge pages, no access to the uverbs node, no device, a missing module),
+# each checked on the verdict line, the fix and the --json fields, with
+# the documented exit status.  Usage: test_diag.sh BUILD_DIR
+set -u
+BUILD=${1:?build dir}
+EMU="$BUILD/bin/mana-emu"
+DIAG="$BUILD/bin/mana-diag"
+. "$(dirname "$0")/check.sh"
+
+# diag NAME STATUS [EMU OPTIONS...] -- [MANA-DIAG OPTIONS...]: text and JSON
+diag() {
+	local name=$1 want=$2 st
+	shift 2
+	local emu_opts=()
+	while [ "$1" != -- ]; do emu_opts+=("$1"); shift; done
+	shift
+	"$EMU" "${emu_opts[@]}" -- $AS "$DIAG" "$@" >"$TMP/$name.txt" 2>"$TMP/$name.err"
+	st=$?
+	[ "$st" -eq "$want" ] && ok || { fail "$name: exit $st, want $want"; cat "$TMP/$name.txt" "$TMP/$name.err" >&2; }
+	"$EMU" "${emu_opts[@]}" -- $AS "$DIAG" --json "$@" >"$TMP/$name.json" 2>>"$TMP/$name.err"
+	st=$?
+	[ "$st" -eq "$want" ] && ok || fail "$name --json: exit $st, want $want"
+	jcheck "$name: JSON parses (json.tool)" "$name" 'True'
+	python3 -m json.tool "$TMP/$name.json" >/dev/null && ok || fail "$name: json.tool"
+	jcheck "$name: exit_status field" "$name" "j['exit_status'] == $want and j['result'] == ('ok' if $want == 0 else 'fail')"
+}
+
+# jcheck DESCRIPTION NAME PYTHON-EXPRESSION: j is the report, c(id[, subject])
+# the first check with that id (and subject)
+jcheck() {
+	if python3 - "$TMP/$2.json" "$3" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+def c(cid, subject=None):
+    for x in j['checks']:
+        if x['id'] == cid and (subject is None or x['subject'] == subject):
+            return x
+    raise KeyError((cid, subject))
+ids = [x['id'] for x in j['checks']]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+	then ok; else fail "$1: not ($3)"; cat "$TMP/$2.json" >&2; fi
+}
+
+# Runs as root in CI; the uverbs permission case needs an unprivileged user.
+AS=
+
+# ---- a healthy 2-port device -------------------------------------------------
+diag healthy 0 --ports=2 -- --probe
+for id in pci kernel rdma driver_id libibverbs; do
+	expect "healthy $id" "$TMP/healthy.txt" "^OK +$id "
+done
+expect "healthy port 1" "$TMP/healthy.txt" '^OK +netdev +mana_0/1: VF enP30832s1 \(00:0d:3a:00:00:01\) down, master eth0 down'
+expect "healthy port 2" "$TMP/healthy.txt" '^OK +netdev +mana_0/2: VF enP30832s1d1 \(00:0d:3a:00:00:02\) down, master eth1 down'
+expect "healthy probe 1" "$TMP/healthy.txt" '^OK +probe +mana_0/1: .*created and destroyed'
+expect "healthy probe 2" "$TMP/healthy.txt" '^OK +probe +mana_0/2: .*created and destroyed'
+# huge pages: the emulated pools; the mount table is the host's (WARN without one)
+expect "healthy hugepages" "$TMP/healthy.txt" '^(OK|WARN) +hugepages +2048kB: 1024 \(1024 free; node0 1024\)'
+expect_not "healthy has no FAIL" "$TMP/healthy.txt" '^FAIL'
+jcheck "healthy: check order" healthy "ids == ['pci', 'kernel', 'rdma', 'driver_id', 'libibverbs', 'netdev', 'netdev', 'hugepages', 'probe', 'probe']"
+jcheck "healthy: pci data" healthy "c('pci')['data']['functions'] == [{'bdf': '7870:00:00.0', 'vendor': '1414', 'device': '00ba', 'driver': 'mana'}]"
+jcheck "healthy: modules" healthy "all(c('kernel')['data'][m] for m in ('mana', 'mana_ib', 'ib_uverbs'))"
+jcheck "healthy: uverbs node" healthy "c('rdma', 'mana_0')['data'] == {'ibdev': 'mana_0', 'bdf': '7870:00:00.0', 'uverbs': 'uverbs0', 'node': '/dev/infiniband/uverbs0', 'mode': '0666', 'access': True}"
+jcheck "healthy: driver id" healthy "c('driver_id')['data']['driver_id'] == 20 and c('driver_id')['data']['provider'] == 'ours' and c('driver_id')['data']['netlink']"
+jcheck "healthy: libibverbs" healthy "c('libibverbs')['data']['private_abi'] == 34 and c('libibverbs')['data']['libmana_preloaded']"
+jcheck "healthy: port 2 pairing" healthy "(lambda d: d['netdev'] == 'enP30832s1d1' and d['master'] == 'eth1' and d['mac'] == d['master_mac'] == '00:0d:3a:00:00:02' and d['admin_up'] is False and d['port_state'] == 'DOWN')(c('netdev', 'mana_0/2')['data'])"
+jcheck "healthy: hugepages data" healthy "c('hugepages')['data']['sizes'][0] == {'size_kb': 2048, 'total': 1024, 'free': 1024, 'nodes': [{'node': 0, 'total': 1024, 'free': 1024}]}"
+jcheck "healthy: probe data" healthy "all(c('probe', 'mana_0/%d' % p)['data']['failed_step'] is None for p in (1, 2))"
+jcheck "healthy: no fix anywhere but hugetlbfs" healthy "all(x['fix'] is None for x in j['checks'] if x['id'] != 'hugepages')"
+# rdma-core's libmana serves the same device as well (driver id 20)
+diag healthy_system 0 --ports=2 --provider=system -- --probe
+expect "system binds" "$TMP/healthy_system.txt" "^OK +driver_id +mana_0: driver id 20 .*bound by rdma-core's libmana"
+jcheck "system: provider" healthy_system "c('driver_id')['data']['provider'] == 'rdma-core' and not c('libibverbs')['data']['libmana_preloaded']"
+jcheck "system: probe" healthy_system "c('probe', 'mana_0/2')['verdict'] == 'OK'"
+
+# ---- driver id 19: Debian's erdma provider takes the device -------------------
+diag id19 1 --driver-id=19 --provider=system -- --probe
+expect "id19 verdict" "$TMP/id19.txt" "^FAIL +driver_id +mana_0: driver id mismatch: the kernel reports 19 .*binds mana_0 to the erdma provider"
+expect "id19 fix" "$TMP/id19.txt" "^ +fix: install this project's libmana, which binds MANA by PCI identity whatever the driver id"
+expect "id19 probe says who serves it" "$TMP/id19.txt" '^FAIL +probe +mana_0/1: .*served by the erdma provider'
+jcheck "id19: fields" id19 "c('driver_id')['data'] | {'provider_path': None} == {'netlink': True, 'driver_id': 19, 'expected': 20, 'provider': 'erdma', 'provider_path': None}"
+jcheck "id19: fix field" id19 "'PCI identity' in c('driver_id')['fix']"
+# ours binds it anyway: a warning, not a failure
+diag id19_ours 0 --driver-id=19 --
+expect "id19 ours" "$TMP/id19_ours.txt" "^WARN +driver_id +mana_0: the kernel reports driver id 19 .*this project's libmana binds mana_0"
+jcheck "id19 ours: fields" id19_ours "c('driver_id')['data']['provider'] == 'ours' and c('driver_id')['verdict'] == 'WARN'"
+
+# ---- no RDMA netlink -----------------------------------------------------------
+diag nonl 1 --no-netlink --provider=system --
+expect "no netlink verdict" "$TMP/nonl.txt" '^FAIL +driver_id +mana_0: no RDMA netlink \(Protocol not supported\): libibverbs found mana_0 through sysfs \(driver id 0\) and no provider binds it'
+expect "no netlink fix" "$TMP/nonl.txt" "^ +fix: install this project's libmana"
+# without RDMA netlink the ports and netdevs still come from sysfs
+expect "no netlink netdev from sysfs" "$TMP/nonl.txt" '^OK +netdev +mana_0/1: VF enP30832s1 '
+jcheck "no netlink: fields" nonl "c('driver_id')['data'] == {'netlink': False, 'driver_id': None, 'expected': 20, 'provider': None, 'provider_path': None}"
+diag nonl_ours 0 --no-netlink --
+expect "no netlink, ours" "$TMP/nonl_ours.txt" "^WARN +driver_id +mana_0: no RDMA netlink .*this project's libmana does"
+
+# ---- the VF interface is up: raw QPs get EBUSY ----------------------------------
+diag vfup 1 --netdev-up -- --probe
+expect "VF up verdict" "$TMP/vfup.txt" '^FAIL +netdev +mana_0/1: VF enP30832s1 \(00:0d:3a:00:00:01, master eth0\) is UP: the kernel holds the vport, raw QP creation \(DPDK\) fails with EBUSY'
+expect "VF up fix" "$TMP/vfup.txt" '^ +fix: sudo ip link set dev enP30832s1 down'
+expect "VF up probe" "$TMP/vfup.txt" '^FAIL +probe +mana_0/1: ibv_create_qp \(raw send\) failed: Device or resource busy \(EBUSY\)'
+jcheck "VF up: fields" vfup "(lambda d: d['admin_up'] is True and d['operstate'] == 'up' and d['master'] == 'eth0' and d['master_up'] is True and d['port_state'] == 'ACTIVE')(c('netdev', 'mana_0/1')['data'])"
+jcheck "VF up: fix field" vfup "c('netdev', 'mana_0/1')['fix'].startswith('sudo ip link set dev enP30832s1 down')"
+jcheck "VF up: probe fields" vfup "c('probe', 'mana_0/1')['data']['errno'] == 16 and c('probe', 'mana_0/1')['data']['failed_step'] == 'ibv_create_qp (raw send)'"
+
+# ---- no huge pages ----------------------------------------------------------------
+diag nohuge 1 --hugepages=0 --
+expect "no hugepages verdict" "$TMP/nohuge.txt" '^FAIL +hugepages +2048kB: 0 \(0 free; node0 0\), 1048576kB: 0 .*no huge pages reserved for DPDK'
+expect "no hugepages fix" "$TMP/nohuge.txt" '^ +fix: echo 1024 \| sudo tee /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages'
+jcheck "no hugepages: fields" nohuge "all(s['total'] == 0 for s in c('hugepages')['data']['sizes']) and len(c('hugepages')['data']['sizes']) == 2"
+
+# ---- no access to the uverbs node (as an unprivileged user) -------------------------
+if [ "$(id -u)" -eq 0 ]; then
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	$AS test -x "$DIAG" || fail "nobody cannot run $DIAG: the build tree must be world readable"
+fi
+diag noaccess 1 --uverbs-mode=0600 -- --probe
+expect "no access verdict" "$TMP/noaccess.txt" '^FAIL +rdma +mana_0: on 7870:00:00.0: uid \d+ cannot open /dev/infiniband/uverbs0 \(crw-------, uid 0 gid 0\): Permission denied'
+expect "no access fix" "$TMP/noaccess.txt" '^ +fix: run as root, or give access: sudo chmod 0666 /dev/infiniband/uverbs0'
+expect "no access probe" "$TMP/noaccess.txt" '^FAIL +probe +mana_0: ibv_open_device failed'
+jcheck "no access: fields" noaccess "c('rdma', 'mana_0')['data']['access'] is False and c('rdma', 'mana_0')['data']['mode'] == '0600'"
+# the same node is fine for root, as the kernel's permission check says
+AS=
+diag noaccess_root 0 --uverbs-mode=0600 --
+expect "root may open a 0600 node" "$TMP/noaccess_root.txt" '^OK +rdma +mana_0: .*crw-------\) read/write'
+
+# ---- no device at all (Accelerated Networking off) -----------------------------------
+diag nodev 1 --no-device --
+expect "no device verdict" "$TMP/nodev.txt" '^FAIL +pci +no MANA PCI function \(1414:00ba, 00b9, 00c1\) in .*: Accelerated Networking is off'
+expect "no device fix" "$TMP/nodev.txt" '^ +fix: enable Accelerated Networking on the VM.s network interfaces'
+expect "no device skips the rest" "$TMP/nodev.txt" '^SKIP +driver_id +no RDMA device'
+jcheck "no device: fields" nodev "c('pci')['data']['functions'] == [] and c('kernel')['verdict'] == 'SKIP' and c('netdev')['verdict'] == 'SKIP'"
+
+# ---- a missing module -------------------------------------------------------------------
+diag nomod 1 --no-module=mana_ib --
+expect "missing module verdict" "$TMP/nomod.txt" '^FAIL +kernel +Linux .*; not loaded: mana_ib$'
+expect "missing module fix" "$TMP/nomod.txt" '^ +fix: sudo modprobe -a mana_ib'
+jcheck "missing module: fields" nomod "c('kernel')['data']['mana_ib'] is False and c('rdma')['verdict'] == 'FAIL'"
+
+# ---- could not run: exit 2 ------------------------------------------------------------------
+"$DIAG" --bogus >/dev/null 2>"$TMP/bogus.err"
+[ $? -eq 2 ] && ok || fail "bad option: want exit 2"
+SYSFS_PATH=/nonexistent "$DIAG" >/dev/null 2>"$TMP/nosysfs.err"
+[ $? -eq 2 ] && ok || fail "no sysfs: want exit 2"
+expect "no sysfs says so" "$TMP/nosysfs.err" 'sysfs root /nonexistent'
+
+check_done
