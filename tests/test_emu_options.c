@@ -381,6 +381,55 @@ static void test_format(void)
 	CHECK(!strstr(buf, "help"), "--help leaked into '%s'", buf);
 }
 
+/* The VM around the device (mana-diag's failures): values and the parts they remove. */
+static void test_vm_options(void)
+{
+	static const char *const bad[] = {
+		"--no-module=", "--no-module=mlx5", "--no-module=mana,", "--no-module=,mana",
+		"--uverbs-mode=0800", "--uverbs-mode=01000", "--uverbs-mode=rw",
+		"--uverbs-mode=-1", "--hugepages=-1", "--hugepages=x",
+		"--hugepages=1048577", "--no-device=1",
+	};
+	struct mana_emu_options a, b;
+	char buf[4096], err[256];
+	size_t i;
+
+	mana_emu_options_init(&a);
+	CHECK(a.uverbs_mode == 0666 && a.hugepages == 1024 && !a.no_modules &&
+	      !a.no_device, "defaults");
+	CHECK(mana_emu_has_uverbs(&a) && mana_emu_has_netdevs(&a), "default parts");
+	CHECK(!mana_emu_options_parse_string(&a, "--no-module=mana_ib "
+		"--no-module=ib_uverbs --uverbs-mode=0600 --hugepages=0 --no-device",
+		err, sizeof(err)), "%s", err);
+	CHECK(a.no_modules == (MANA_EMU_MOD_MANA_IB | MANA_EMU_MOD_IB_UVERBS) &&
+	      a.uverbs_mode == 0600 && a.hugepages == 0 && a.no_device,
+	      "parsed fields");
+	mana_emu_options_format(&a, buf, sizeof(buf));
+	CHECK(strstr(buf, "--no-module=mana_ib,ib_uverbs") &&
+	      strstr(buf, "--uverbs-mode=0600") && strstr(buf, "--hugepages=0") &&
+	      strstr(buf, "--no-device"), "normalised '%s'", buf);
+	mana_emu_options_init(&b);
+	CHECK(!mana_emu_options_parse_string(&b, buf, err, sizeof(err)) &&
+	      !memcmp(&a, &b, sizeof(a)), "round trip via '%s'", buf);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mana_emu_options_init(&a);
+		CHECK(mana_emu_options_parse_string(&a, bad[i], err, sizeof(err)) &&
+		      (strstr(err, "invalid value") || strstr(err, "does not take")),
+		      "'%s' accepted or unclear: %s", bad[i], err);
+	}
+	/* which parts exist: mana makes the netdevs, mana_ib (needing mana) the device */
+	mana_emu_options_init(&a);
+	a.no_modules = MANA_EMU_MOD_MANA;
+	CHECK(!mana_emu_has_netdevs(&a) && !mana_emu_has_ibdev(&a) &&
+	      mana_emu_module_loaded(&a, MANA_EMU_MOD_IB_UVERBS), "without mana");
+	a.no_modules = MANA_EMU_MOD_IB_UVERBS;
+	CHECK(mana_emu_has_ibdev(&a) && !mana_emu_has_uverbs(&a), "without ib_uverbs");
+	a.no_modules = 0;
+	a.no_device = true;
+	CHECK(!mana_emu_has_netdevs(&a) && !mana_emu_has_ibdev(&a) &&
+	      !mana_emu_module_loaded(&a, MANA_EMU_MOD_MANA), "without a device");
+}
+
 static void test_port_mac(void)
 {
 	static const struct {
@@ -444,6 +493,7 @@ int main(void)
 	}
 	test_argv_stop();
 	test_format();
+	test_vm_options();
 	test_port_mac();
 	test_usage();
 	return check_done();
