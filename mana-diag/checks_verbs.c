@@ -294,13 +294,20 @@ static void ibverbs_version(char *out, size_t len, char *path, size_t plen)
 	snprintf(out, len, "%s", v ? v + 1 : "unknown");
 }
 
-/* The libmana.so.1 a program linked with it (DPDK) loads. */
+/*
+ * The libmana.so.1 a program linked with it (DPDK) loads.  When it is not
+ * already here it is looked up in a namespace of its own: its constructor
+ * registers a provider, which must not join this process's libibverbs
+ * (and be unloaded under it again).
+ */
 static void libmana_so(char *path, size_t len)
 {
-	void *h = dlopen("libmana.so.1", RTLD_LAZY);
+	void *h = dlopen("libmana.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	void *sym;
 
 	path[0] = 0;
+	if (!h)
+		h = dlmopen(LM_ID_NEWLM, "libmana.so.1", RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
 		return;
 	sym = dlsym(h, "manadv_init_obj");
