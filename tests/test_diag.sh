@@ -91,11 +91,12 @@ expect "id19 ours" "$TMP/id19_ours.txt" "^WARN +driver_id +mana_0: the kernel re
 jcheck "id19 ours: fields" id19_ours "c('driver_id')['data']['provider'] == 'ours' and c('driver_id')['verdict'] == 'WARN'"
 
 # ---- no RDMA netlink -----------------------------------------------------------
-diag nonl 1 --no-netlink --provider=system --
+diag nonl 1 --no-netlink --provider=system -- --probe
 expect "no netlink verdict" "$TMP/nonl.txt" '^FAIL +driver_id +mana_0: no RDMA netlink \(Protocol not supported\): libibverbs found mana_0 through sysfs \(driver id 0\) and no provider binds it'
 expect "no netlink fix" "$TMP/nonl.txt" "^ +fix: install this project's libmana"
 # without RDMA netlink the ports and netdevs still come from sysfs
 expect "no netlink netdev from sysfs" "$TMP/nonl.txt" '^OK +netdev +mana_0/1: VF enP30832s1 '
+expect "no netlink: nothing to probe" "$TMP/nonl.txt" '^SKIP +probe +mana_0: libibverbs does not list mana_0'
 jcheck "no netlink: fields" nonl "c('driver_id')['data'] == {'netlink': False, 'driver_id': None, 'expected': 20, 'provider': None, 'provider_path': None}"
 diag nonl_ours 0 --no-netlink --
 expect "no netlink, ours" "$TMP/nonl_ours.txt" "^WARN +driver_id +mana_0: no RDMA netlink .*this project's libmana does"
