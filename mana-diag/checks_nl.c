@@ -381,9 +381,18 @@ void check_netdevs(struct diag *d)
 			   "cannot read the network interfaces over rtnetlink");
 		goto out;
 	}
-	for (i = 0; i < d->ndevs; i++)
-		for (port = 1; port <= d->devs[i].nports; port++)
-			check_port(&d->devs[i], &d->devs[i].ports[port - 1], cache);
+	for (i = 0; i < d->ndevs; i++) {
+		struct diag_dev *dev = &d->devs[i];
+
+		if (!dev->nports)
+			result_set(result_add("netdev", dev->name), V_WARN,
+				   "no port found (neither RDMA netlink nor sysfs "
+				   "ports/ list one)");
+		for (port = 1; port <= dev->nports; port++) {
+			dev->ports[port - 1].port = port;
+			check_port(dev, &dev->ports[port - 1], cache);
+		}
+	}
 out:
 	if (cache)
 		nl_cache_free(cache);
