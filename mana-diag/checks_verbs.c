@@ -295,18 +295,21 @@ static void ibverbs_version(char *out, size_t len, char *path, size_t plen)
 }
 
 /*
- * The libmana.so.1 a program linked with it (DPDK) loads.  When it is not
- * already here it is looked up in a namespace of its own: its constructor
- * registers a provider, which must not join this process's libibverbs
- * (and be unloaded under it again).
+ * The libmana.so.1 a program linked with it (DPDK) loads: the preloaded
+ * one, else what the search path gives.  That is looked up in a namespace
+ * of its own, because here the name already matches any libmana
+ * libibverbs loaded (same soname), and because its constructor registers
+ * a provider, which must not join this process's libibverbs (and be
+ * unloaded under it again).
  */
 static void libmana_so(char *path, size_t len)
 {
-	void *h = dlopen("libmana.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	void *sym;
+	void *h, *sym;
 
 	path[0] = 0;
-	if (!h)
+	if (libmana_preloaded)
+		h = dlopen("libmana.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	else
 		h = dlmopen(LM_ID_NEWLM, "libmana.so.1", RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
 		return;

@@ -78,6 +78,14 @@ expect "system binds" "$TMP/healthy_system.txt" "^OK +driver_id +mana_0: driver 
 jcheck "system: provider" healthy_system "c('driver_id')['data']['provider'] == 'rdma-core' and not c('libibverbs')['data']['libmana_preloaded']"
 jcheck "system: probe" healthy_system "c('probe', 'mana_0/2')['verdict'] == 'OK'"
 
+# ---- two MANA providers: the soname finds ours, libibverbs' config Debian's ----
+export LD_LIBRARY_PATH="$BUILD/lib"
+diag conflict 0 --provider=system --
+unset LD_LIBRARY_PATH
+expect "conflict verdict" "$TMP/conflict.txt" '^WARN +libibverbs +.*two MANA providers: programs linked with libmana.so.1 \(DPDK\) load \S+/lib/libmana.so.1\S*, libibverbs alone loads '
+expect "conflict fix" "$TMP/conflict.txt" '^ +fix: install one libmana'
+jcheck "conflict: fields" conflict "(lambda d: d['libmana_so'] != d['mana_provider'] and d['mana_provider'] is not None and d['libmana_preloaded'] is False)(c('libibverbs')['data'])"
+
 # ---- driver id 19: Debian's erdma provider takes the device -------------------
 diag id19 1 --driver-id=19 --provider=system -- --probe
 expect "id19 verdict" "$TMP/id19.txt" "^FAIL +driver_id +mana_0: driver id mismatch: the kernel reports 19 .*binds mana_0 to the erdma provider"
