@@ -79,12 +79,18 @@ jcheck "system: provider" healthy_system "c('driver_id')['data']['provider'] == 
 jcheck "system: probe" healthy_system "c('probe', 'mana_0/2')['verdict'] == 'OK'"
 
 # ---- two MANA providers: the soname finds ours, libibverbs' config Debian's ----
-export LD_LIBRARY_PATH="$BUILD/lib"
-diag conflict 0 --provider=system --
-unset LD_LIBRARY_PATH
-expect "conflict verdict" "$TMP/conflict.txt" '^WARN +libibverbs +.*two MANA providers: programs linked with libmana.so.1 \(DPDK\) load \S+/lib/libmana.so.1\S*, libibverbs alone loads '
-expect "conflict fix" "$TMP/conflict.txt" '^ +fix: install one libmana'
-jcheck "conflict: fields" conflict "(lambda d: d['libmana_so'] != d['mana_provider'] and d['mana_provider'] is not None and d['libmana_preloaded'] is False)(c('libibverbs')['data'])"
+# (mana-diag resolves the name in a fresh link-map namespace, where a
+# sanitizer-built libmana cannot load: ASan wants its runtime first)
+if grep -qa __asan_init "$BUILD/lib/libmana.so.1"; then
+	echo "SKIP: two-providers case needs a libmana built without sanitizers"
+else
+	export LD_LIBRARY_PATH="$BUILD/lib"
+	diag conflict 0 --provider=system --
+	unset LD_LIBRARY_PATH
+	expect "conflict verdict" "$TMP/conflict.txt" '^WARN +libibverbs +.*two MANA providers: programs linked with libmana.so.1 \(DPDK\) load \S+/lib/libmana.so.1\S*, libibverbs alone loads '
+	expect "conflict fix" "$TMP/conflict.txt" '^ +fix: install one libmana'
+	jcheck "conflict: fields" conflict "(lambda d: d['libmana_so'] != d['mana_provider'] and d['mana_provider'] is not None and d['libmana_preloaded'] is False)(c('libibverbs')['data'])"
+fi
 
 # ---- driver id 19: Debian's erdma provider takes the device -------------------
 diag id19 1 --driver-id=19 --provider=system -- --probe
