@@ -4,6 +4,10 @@
 # ./build.sh demo           build, then show the emulated device with ibv_devinfo
 # ./build.sh test           build, run every test, then again under ASan+UBSan
 # ./build.sh build [ARGS]   configure and build into build/ (ARGS go to cmake)
+# ./build.sh deb            Debian packages from the committed tree's files into
+#                           build-deb/ (dpkg-buildpackage -b), then lintian
+# ./build.sh pkgtest        install the packages into a fresh Debian 12 root and
+#                           check the takeover from ibverbs-providers (root)
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -19,6 +23,7 @@ PACKAGES=(
 	python3 python3-pyverbs python3-pytest
 	pandoc man-db
 	tshark iproute2 valgrind
+	debhelper dpkg-dev lintian mmdebstrap
 )
 
 missing_packages() {
@@ -56,6 +61,32 @@ run_tests() {
 	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600
 }
 
+project_version() {
+	sed -n 's/^project(libmana VERSION \([0-9.]*\).*/\1/p' "$TOP/CMakeLists.txt"
+}
+
+# The tracked files (as they are in the work tree) are copied to
+# build-deb/libmana-VERSION and built there, so the repository stays clean and
+# untracked files cannot leak into a package.  The .debs land in build-deb/.
+build_debs() {
+	local ver deb_ver src
+	ver=$(project_version)
+	deb_ver=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
+	if [ "$ver" != "$deb_ver" ]; then
+		echo "build.sh: CMakeLists.txt says version $ver but debian/changelog says $deb_ver;" \
+			"add a debian/changelog entry for $ver" >&2
+		exit 1
+	fi
+	rm -rf "$TOP/build-deb"
+	src="$TOP/build-deb/libmana-$ver"
+	mkdir -p "$src"
+	git -C "$TOP" ls-files -z | (cd "$TOP" && tar --null -T - -cf -) | tar -xf - -C "$src"
+	(cd "$src" && dpkg-buildpackage -b -us -uc -j"$(nproc)")
+	echo "== lintian =="
+	lintian --fail-on error --info "$TOP"/build-deb/*.changes
+	ls -l "$TOP"/build-deb/*.deb
+}
+
 cmd=${1:-build}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -79,11 +110,20 @@ build)
 	ensure_packages
 	configure_and_build build "$@"
 	;;
+deb)
+	ensure_packages
+	build_debs
+	;;
+pkgtest)
+	ensure_packages
+	[ -n "$(ls build-deb/*.deb 2>/dev/null)" ] || build_debs
+	tests/test_package.sh "$TOP/build-deb"
+	;;
 -h|--help|help)
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, build)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, build, deb, pkgtest)" >&2
 	exit 2
 	;;
 esac
