@@ -4,7 +4,7 @@
 # ./build.sh demo           build, then show the emulated device with ibv_devinfo
 # ./build.sh test           build, run every test, then again under ASan+UBSan
 # ./build.sh build [ARGS]   configure and build into build/ (ARGS go to cmake)
-# ./build.sh deb            Debian packages from the committed tree's files into
+# ./build.sh deb            Debian packages from the tracked files into
 #                           build-deb/ (dpkg-buildpackage -b), then lintian
 # ./build.sh pkgtest        install the packages into a fresh Debian 12 root and
 #                           check the takeover from ibverbs-providers (root)
@@ -23,20 +23,23 @@ PACKAGES=(
 	python3 python3-pyverbs python3-pytest
 	pandoc man-db
 	tshark iproute2 valgrind
-	debhelper dpkg-dev lintian mmdebstrap
 )
+# ./build.sh deb: the packaging tools; the build dependencies themselves
+# come from debian/control (apt-get build-dep).  pkgtest also: mmdebstrap.
+DEB_PACKAGES=(debhelper dpkg-dev lintian)
 
 missing_packages() {
 	local p
-	for p in "${PACKAGES[@]}"; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 			grep -q '^install ok installed$' || echo "$p"
 	done
 }
 
-ensure_packages() {
+ensure_packages() { # ensure_packages [PACKAGE...] (default: PACKAGES)
 	local missing
-	missing=$(missing_packages | tr '\n' ' ')
+	[ $# -gt 0 ] || set -- "${PACKAGES[@]}"
+	missing=$(missing_packages "$@" | tr '\n' ' ')
 	[ -z "${missing// }" ] && return 0
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "build.sh: missing Debian packages. Install them with:" >&2
@@ -59,6 +62,20 @@ configure_and_build() {
 run_tests() {
 	local dir=$1
 	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600
+}
+
+ensure_build_deps() {
+	ensure_packages "${DEB_PACKAGES[@]}" "$@"
+	(cd "$TOP" && dpkg-checkbuilddeps) 2>/dev/null && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		(cd "$TOP" && dpkg-checkbuilddeps) || true
+		echo "build.sh: install them with: sudo apt-get build-dep $TOP" >&2
+		exit 1
+	fi
+	echo "build.sh: installing the build dependencies of debian/control"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get build-dep -y -qq "$TOP"
 }
 
 project_version() {
@@ -111,12 +128,12 @@ build)
 	configure_and_build build "$@"
 	;;
 deb)
-	ensure_packages
+	ensure_build_deps
 	build_debs
 	;;
 pkgtest)
-	ensure_packages
-	[ -n "$(ls build-deb/*.deb 2>/dev/null)" ] || build_debs
+	ensure_build_deps mmdebstrap
+	build_debs
 	tests/test_package.sh "$TOP/build-deb"
 	;;
 -h|--help|help)
