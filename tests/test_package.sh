@@ -192,6 +192,9 @@ echo "test_package: 1. Debian's libmana"
 # mana-emu alone (the CI case) next to Debian's libmana
 out emu.install dpkg -i /debs/mana-emu_0.1.0_amd64.deb ||
 	{ fail "mana-emu installs alone"; cat "$TMP/emu.install" >&2; }
+out emu.ours mana-emu -- ibv_devinfo -l
+expect "mana-emu alone: --provider=ours says ours is not installed" "$TMP/emu.ours" \
+	"mana-emu: warning: $LIB/mana-emu/libmana\.so\.1 not found"
 out before.devinfo mana-emu --provider=system -- ibv_devinfo -v
 expect "before: Debian's libmana serves the device" "$TMP/before.devinfo" '^hca_id:\tmana_0$'
 expect_not "before: Debian's libmana has no fw_ver" "$TMP/before.devinfo" 'fw_ver'
@@ -217,6 +220,8 @@ out ldconfig ldconfig -p
 expect "ld.so.cache: libmana.so.1 in the libdir" "$TMP/ldconfig" "libmana\.so\.1 .* => (/usr)?/lib/$MA/libmana\.so\.1\$"
 same_bytes "libmana.so.1 is ours" "$LIB/libmana.so.1" "$OURS"
 provider_checks installed
+out installed.ours mana-emu -- python3 /maps.py
+check "installed: --provider=ours preloads our libmana" cmp -s "$ROOT$(head -1 "$TMP/installed.ours")" "$OURS"
 id19_any_order
 # -dev: a pkg-config consumer gets our header
 out pc pkg-config --cflags --libs libmana
