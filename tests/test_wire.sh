@@ -43,7 +43,9 @@ check "rdma-core's libmana, same datapath" \
 "$EMU" --backend=socket:"$TMP/wire" -- "$PKTGEN" --mode=echo --frames=50000 --quiet \
 	>"$TMP/b.out" 2>&1 &
 echo_pid=$!
-for _ in $(seq 100); do [ -S "$TMP/wire" ] && break; sleep 0.05; done
+# B must own the socket before A sends, or A's first frames find no peer:
+# wait as long as B takes (a loaded machine can take seconds), not a fixed time.
+while [ ! -S "$TMP/wire" ] && kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
 "$EMU" --backend=socket:"$TMP/wire" -- "$PKTGEN" --frames=50000 --quiet >"$TMP/a.out" 2>&1
 check "socket: A got every frame back" \
 	grep -q "^sent 50000 received 50000 bad 0 errors 0 rss-split ok$" "$TMP/a.out"

@@ -15,9 +15,14 @@
  * Bound by driver id where RDMA netlink reports it, by PCI identity (the
  * modalias) or by name where it does not: discovery through sysfs alone
  * always reports driver id 0, and rdma-core's libmana cannot bind there.
+ * libibverbs first offers a device only to the providers whose table names
+ * its driver id, so MANA under erdma's id (19, backported kernels) reaches
+ * us only if we name 19 too; mana_match_device() then takes only real MANA
+ * functions, so erdma hardware still goes to erdma.
  */
 static const struct verbs_match_ent mana_match_table[] = {
 	VERBS_DRIVER_ID(MANA_DRIVER_ID),
+	VERBS_DRIVER_ID(MANA_DRIVER_ID_ERDMA),
 	VERBS_PCI_MATCH(MANA_PCI_VENDOR_ID, MANA_PCI_DEVICE_VF, NULL),
 	VERBS_PCI_MATCH(MANA_PCI_VENDOR_ID, MANA_PCI_DEVICE_PF, NULL),
 	VERBS_PCI_MATCH(MANA_PCI_VENDOR_ID, MANA_PCI_DEVICE_PF2, NULL),
