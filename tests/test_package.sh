@@ -79,7 +79,7 @@ echo "test_package: root ready in $((SECONDS - t0)) s"
 
 mkdir "$ROOT/debs"
 cp "$DEBDIR"/libmana-azure1_*.deb "$DEBDIR"/libmana-azure-dev_*.deb \
-	"$DEBDIR"/mana-emu_*.deb "$ROOT/debs/"
+	"$DEBDIR"/mana-emu_*.deb "$DEBDIR"/mana-diag_*.deb "$ROOT/debs/"
 # Our library as the package ships it, to compare mapped files against.
 mkdir "$TMP/ours"
 dpkg-deb -x "$DEBDIR"/libmana-azure1_*.deb "$TMP/ours"
@@ -223,6 +223,20 @@ provider_checks installed
 out installed.ours mana-emu -- python3 /maps.py
 check "installed: --provider=ours preloads our libmana" cmp -s "$ROOT$(head -1 "$TMP/installed.ours")" "$OURS"
 id19_any_order
+# mana-diag, installed on its own, names the provider libibverbs binds
+out diag.install apt-get install -y -qq /debs/mana-diag_0.1.0_amd64.deb ||
+	{ fail "install mana-diag"; cat "$TMP/diag.install" >&2; }
+diag_provider() {
+	in_root mana-emu --provider=system "$@" -- mana-diag --json |
+		python3 -c 'import json, sys
+j = json.load(sys.stdin)
+c = [x for x in j["checks"] if x["id"] == "driver_id"][0]
+print(c["verdict"], c["data"]["provider"], j["exit_status"])'
+}
+check "mana-diag: driver id 20 bound by ours, no failure" \
+	test "$(diag_provider)" = "OK ours 0"
+check "mana-diag: driver id 19 bound by ours (warned)" \
+	test "$(diag_provider --driver-id=19)" = "WARN ours 0"
 # -dev: a pkg-config consumer gets our header
 out pc pkg-config --cflags --libs libmana
 expect "pkg-config finds libmana" "$TMP/pc" '-lmana'
@@ -264,6 +278,8 @@ expect "after: Debian's libmana serves the device" "$TMP/after.devinfo" '^hca_id
 expect_not "after: Debian's libmana has no fw_ver" "$TMP/after.devinfo" 'fw_ver'
 out after.pyverbs mana-emu --provider=system -- python3 /maps.py
 expect "after: pyverbs maps Debian's libmana" "$TMP/after.pyverbs" "^$DISTRIB\$"
+check "after: mana-diag names rdma-core's libmana" \
+	test "$(diag_provider)" = "OK rdma-core 0"
 out after.id19 mana-emu --provider=system --driver-id=19 -- ibv_devinfo -v
 check "after: driver id 19 behaves as before" cmp -s "$TMP/before.id19" "$TMP/after.id19"
 
