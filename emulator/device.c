@@ -1165,14 +1165,33 @@ static void rx_deliver(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		rx_consume(rq, f, len, fr, m);
 }
 
-/* RX steering: Toeplitz over the QP's fields, else the default RQ. */
+/*
+ * What the device hashes.  mana_ib programs CONFIG_VPORT_RX with
+ * rss_hash_types = 0 and never passes the QP's fields mask on, so the
+ * device picks the tuple by frame type: TCP and UDP over IPv4/IPv6 their
+ * 4-tuple, other IP its address pair (emulator/README.md gives the
+ * evidence).  --rss-hash=mask follows the QP's mask instead.
+ */
+#define DEVICE_HASH_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
+			    IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | \
+			    IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP | \
+			    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+static uint64_t rx_hash_fields(const struct emu_vport *v)
+{
+	if (emu.opts.rss_hash == MANA_EMU_RSS_HASH_MASK)
+		return v->rss_qp->fields_mask;
+	return DEVICE_HASH_FIELDS;
+}
+
+/* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
 static struct emu_hwq *rx_steer(struct emu_vport *v, const struct emu_frame *fr,
 				struct rx_meta *m)
 {
 	uint32_t hash, type;
 
 	if (v->rss_enabled &&
-	    !mana_rss_hash(v->rss_qp->key, v->rss_qp->fields_mask, &fr->tuple,
+	    !mana_rss_hash(v->rss_qp->key, rx_hash_fields(v), &fr->tuple,
 			   &hash, &type) && type) {
 		m->hash = hash;
 		m->hashtype = mana_rss_cqe_hashtype(type);

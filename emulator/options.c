@@ -310,6 +310,29 @@ static int format_rx_hold(const struct mana_emu_options *opts, char *buf,
 	return snprintf(buf, len, "--rx-hold=%u", opts->rx_hold);
 }
 
+static int parse_rss_hash(struct mana_emu_options *opts, const char *val,
+			  char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (!strcmp(val, "device"))
+		opts->rss_hash = MANA_EMU_RSS_HASH_DEVICE;
+	else if (!strcmp(val, "mask"))
+		opts->rss_hash = MANA_EMU_RSS_HASH_MASK;
+	else
+		return PARSE_ERR_GENERIC;
+	return 0;
+}
+
+/* Only when changed: the default normalised string stays short. */
+static int format_rss_hash(const struct mana_emu_options *opts, char *buf,
+			   size_t len)
+{
+	if (opts->rss_hash == MANA_EMU_RSS_HASH_DEVICE)
+		return 0;
+	return snprintf(buf, len, "--rss-hash=mask");
+}
+
 #define FIELD(f) offsetof(struct mana_emu_options, f)
 
 static const struct opt_def opt_table[] = {
@@ -359,6 +382,10 @@ static const struct opt_def opt_table[] = {
 		  "                                 drop-cqe=N: withhold the Nth CQE" },
 	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
+	{ .name = "rss-hash", .kind = OPT_CUSTOM, .parse = parse_rss_hash,
+	  .format_words = format_rss_hash, .metavar = "device|mask",
+	  .help = "RSS input: device (default: 4-tuple for TCP/UDP,\n"
+		  "                                 else IP pair) or the QP's fields mask" },
 	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
 	  .offset = FIELD(help), .no_format = true,
 	  .help = "show this help" },

@@ -30,6 +30,12 @@ enum mana_emu_transport {
 	MANA_EMU_TRANSPORT_WRITE,
 };
 
+/* What the device hashes a received frame by (--rss-hash). */
+enum mana_emu_rss_hash {
+	MANA_EMU_RSS_HASH_DEVICE,	/* its own choice by frame type */
+	MANA_EMU_RSS_HASH_MASK,		/* the RSS QP's rx_hash_fields_mask */
+};
+
 struct mana_emu_options {
 	unsigned int provider;		/* enum mana_emu_provider */
 	unsigned int driver_id;		/* reported by netlink and checked in ioctls */
@@ -51,6 +57,7 @@ struct mana_emu_options {
 	/* --fault=: 0 = off */
 	unsigned long long fault_fatal_after;	/* frames transmitted */
 	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
+	unsigned int rss_hash;		/* enum mana_emu_rss_hash */
 };
 
 /* Status codes of the parse functions (0 on success). */

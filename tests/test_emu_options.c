@@ -432,6 +432,44 @@ static void test_usage(void)
 	free(text);
 }
 
+/* Parse @args (environment form): 0 and the options, or the message. */
+static int parse(const char *args, struct mana_emu_options *o, char *err,
+		 size_t errlen)
+{
+	mana_emu_options_init(o);
+	err[0] = 0;
+	return mana_emu_options_parse_string(o, args, err, errlen);
+}
+
+/* Options of the emulator-fidelity work: each value, the round trip, usage. */
+static void test_fidelity_options(void)
+{
+	struct mana_emu_options o, b;
+	char err[256], buf[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(!parse("", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_DEVICE, "--rss-hash default");
+	CHECK(!parse("--rss-hash=mask", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_MASK, "--rss-hash=mask: %s", err);
+	CHECK(!parse("--rss-hash=mask --rss-hash=device", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_DEVICE, "--rss-hash=device");
+	CHECK(parse("--rss-hash=fields", &o, err, sizeof(err)) &&
+	      strstr(err, "--rss-hash: invalid value 'fields'"), "bad --rss-hash: %s",
+	      err);
+	parse("--rss-hash=mask", &o, err, sizeof(err));
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--rss-hash=mask") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "round trip '%s'", buf);
+
+	f = open_memstream(&text, &len);
+	mana_emu_options_usage(f, "mana-emu");
+	fclose(f);
+	CHECK(strstr(text, "--rss-hash=device|mask"), "usage lacks --rss-hash");
+	free(text);
+}
+
 int main(void)
 {
 	size_t i;
@@ -446,5 +484,6 @@ int main(void)
 	test_format();
 	test_port_mac();
 	test_usage();
+	test_fidelity_options();
 	return check_done();
 }
