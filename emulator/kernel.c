@@ -534,9 +534,9 @@ int emu_check_mr_access(uint32_t access)
 		return -EINVAL;
 	if (access & ~CORE_ACCESS_SUPPORTED)
 		return -EINVAL;
-	/* No on-demand paging on MANA. */
+	/* No on-demand paging on MANA (no IBK_ON_DEMAND_PAGING): EOPNOTSUPP. */
 	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	return 0;
 }
 
