@@ -93,4 +93,13 @@ void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define emu_verbose() (emu.opts.verbose)
 const char *emu_errname(int err);	/* "ENOSPC" for 28 or -28, "0" */
 
+/* Our SIG_DFL stand-ins for the terminating signals (exit_signal.c). */
+void emu_exit_signals_setup(void);
+/*
+ * Tell the launcher something went wrong that must fail the run
+ * (@code 'S': the statistics file could not be written).  Async-signal
+ * safe; nothing without the launcher.
+ */
+void emu_report_failure(char code);
+
 #endif /* MANA_EMU_EMU_H */

@@ -34,6 +34,7 @@
 #include "emu_defs.h"
 #include "kernel.h"
 #include "netlink.h"
+#include "exit_signal.h"
 #include "trap.h"
 #include "uverbs.h"
 
@@ -672,6 +673,17 @@ EMU_EXPORT int munmap(void *addr, size_t len)
  * passes foreign faults to (trap_chain_sigaction), so doorbell stores
  * keep working under Python's faulthandler, ASan and the like.
  */
+static int real_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *oldact)
+{
+	return REAL(sigaction)(sig, act, oldact);
+}
+
+void emu_exit_signals_setup(void)
+{
+	emu_exit_signals_init(real_sigaction);
+}
+
 EMU_EXPORT int sigaction(int sig, const struct sigaction *act,
 			 struct sigaction *oldact)
 {
@@ -682,6 +694,9 @@ EMU_EXPORT int sigaction(int sig, const struct sigaction *act,
 		if (ret != -ENOENT)
 			return set_errno(ret);
 	}
+	ret = emu_exit_signal_sigaction(sig, act, oldact, real_sigaction);
+	if (ret != -ENOENT)
+		return set_errno(ret);
 	return REAL(sigaction)(sig, act, oldact);
 }
 
@@ -689,9 +704,17 @@ EMU_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa = { .sa_handler = handler,
 				.sa_flags = SA_RESTART }, old;
+	int ret;
 
 	if (sig == SIGSEGV && !trap_chain_sigaction(&sa, &old))
 		return old.sa_handler;
+	ret = emu_exit_signal_sigaction(sig, &sa, &old, real_sigaction);
+	if (!ret)
+		return old.sa_handler;
+	if (ret != -ENOENT) {
+		errno = -ret;
+		return SIG_ERR;
+	}
 	return REAL(signal)(sig, handler);
 }
 

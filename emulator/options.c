@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -92,8 +94,8 @@ static int parse_mac(struct mana_emu_options *opts, const char *val,
 			return -1;
 		mac[i] = hi << 4 | lo;
 	}
-	/* A port address must be unicast (I/G bit clear). */
-	if (mac[0] & 1)
+	/* A port address must be unicast (I/G bit clear) and not all zero. */
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
 		return -1;
 	memcpy(opts->mac, mac, sizeof(mac));
 	return 0;
@@ -463,6 +465,49 @@ static void describe_expected(const struct opt_def *def, char *buf,
 	}
 }
 
+/*
+ * An output file (--pcap, --stats) must be creatable now, not only when
+ * the device first writes it inside the program: an existing file must
+ * be a writable non-directory, else its directory must be a writable
+ * directory.
+ */
+static int check_out_path(const char *path, const char *name, char *err,
+			  size_t errlen)
+{
+	char dir[MANA_EMU_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int e = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			e = EISDIR;
+		else if (access(path, W_OK))
+			e = errno;
+	} else if (errno != ENOENT) {
+		e = errno;
+	} else {
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == path)
+			snprintf(dir, sizeof(dir), "/");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
+				 path);
+		if (stat(dir, &st))
+			e = errno;
+		else if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+		else if (access(dir, W_OK | X_OK))
+			e = errno;
+	}
+	if (!e)
+		return 0;
+	emu_set_err(err, errlen, "--%s: cannot write '%s': %s", name, path,
+		    strerror(e));
+	return MANA_EMU_OPT_ERROR;
+}
+
 static int apply_value(struct mana_emu_options *opts,
 		       const struct opt_def *def, const char *val, char *err,
 		       size_t errlen)
@@ -489,7 +534,8 @@ static int apply_value(struct mana_emu_options *opts,
 		break;
 	case OPT_PATH:
 		if (copy_value(path_field(opts, def), MANA_EMU_PATH_MAX, val,
-			       def->name, err, errlen))
+			       def->name, err, errlen) ||
+		    check_out_path(val, def->name, err, errlen))
 			return MANA_EMU_OPT_ERROR;
 		return 0;
 	case OPT_CUSTOM:

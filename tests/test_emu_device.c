@@ -10,10 +10,12 @@
  * Usage (under mana-emu): test_emu_device CASE
  *   loopback | errors | nobuf | overflow | rss | channel | threads |
  *   offload | coalesce | fatal | sigusr2 | drop_cqe | netdev |
- *   rss_udp | rss_udp_mask
+ *   rss_udp | rss_udp_mask | die_term | die_abort
  * (nobuf wants --rx-hold=8, coalesce --rx-coalesce, fatal
  *  --fault=fatal-after=5, drop_cqe --fault=drop-cqe=3, netdev --netdev-up
- *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE, rss_udp_mask --rss-hash=mask)
+ *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE, rss_udp_mask --rss-hash=mask,
+ *  die_* --fault=fatal-after=5 --stats=FILE: a device fatal, then the
+ *  program dies of SIGTERM or abort(); the statistics must be written)
  */
 #include <errno.h>
 #include <poll.h>
@@ -1146,6 +1148,7 @@ int main(int argc, char **argv)
 		{ "threads", 2, 0 }, { "offload", 1, 1 }, { "coalesce", 1, 1 },
 		{ "fatal", 1, 0 }, { "sigusr2", 1, 0 }, { "drop_cqe", 1, 0 },
 		{ "rss_udp", 1, 4 }, { "rss_udp_mask", 1, 4 },
+		{ "die_term", 1, 0 }, { "die_abort", 1, 0 },
 	};
 	unsigned int i;
 
@@ -1184,7 +1187,16 @@ int main(int argc, char **argv)
 		case_coalesce();
 	else if (!strcmp(name, "rss_udp") || !strcmp(name, "rss_udp_mask"))
 		case_rss_udp(!strcmp(name, "rss_udp_mask"));
-	else if (!strcmp(name, "fatal"))
+	else if (!strncmp(name, "die_", 4)) {
+		case_fatal(false);
+		if (check_failed)
+			return check_done();
+		fflush(NULL);
+		if (!strcmp(name, "die_abort"))
+			abort();
+		kill(getpid(), SIGTERM);
+		CHECK(0, "still alive after SIGTERM");
+	} else if (!strcmp(name, "fatal"))
 		case_fatal(false);
 	else if (!strcmp(name, "sigusr2"))
 		case_fatal(true);

@@ -4,6 +4,7 @@
  * and bad values, both the launcher (argv) and the environment
  * (MANA_EMU_OPTIONS) forms, and the normalised string round trip.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +463,23 @@ static void test_fidelity_options(void)
 	mana_emu_options_format(&o, buf, sizeof(buf));
 	CHECK(strstr(buf, "--rss-hash=mask") && !parse(buf, &b, err, sizeof(err)) &&
 	      !memcmp(&o, &b, sizeof(o)), "round trip '%s'", buf);
+
+	/* output paths are checked when parsed, not when first written */
+	CHECK(parse("--pcap=/nonexistent-dir/x.pcap", &o, err, sizeof(err)) &&
+	      strstr(err, "--pcap: cannot write '/nonexistent-dir/x.pcap'") &&
+	      strstr(err, strerror(ENOENT)), "pcap in a missing directory: %s", err);
+	CHECK(parse("--stats=/", &o, err, sizeof(err)) &&
+	      strstr(err, "--stats: cannot write '/'") &&
+	      strstr(err, strerror(EISDIR)), "stats to a directory: %s", err);
+	CHECK(parse("--stats=/dev/null/x", &o, err, sizeof(err)) &&
+	      strstr(err, strerror(ENOTDIR)), "stats under a file: %s", err);
+	CHECK(!parse("--stats=/dev/full --pcap=x.pcap", &o, err, sizeof(err)),
+	      "writable device and relative path: %s", err);
+	/* all-zero MAC: not an address a port can have */
+	CHECK(parse("--mac=00:00:00:00:00:00", &o, err, sizeof(err)) &&
+	      strstr(err, "--mac: invalid value"), "zero MAC: %s", err);
+	CHECK(!parse("--mac=00:00:00:00:00:02", &o, err, sizeof(err)),
+	      "MAC 00:..:02: %s", err);
 
 	f = open_memstream(&text, &len);
 	mana_emu_options_usage(f, "mana-emu");
