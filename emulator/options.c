@@ -206,6 +206,57 @@ static int parse_fault_one(struct mana_emu_options *opts, const char *item,
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	int value;
+} fail_errnos[] = {
+	{ "ENOMEM", ENOMEM }, { "EINVAL", EINVAL }, { "EIO", EIO },
+	{ "EBUSY", EBUSY }, { "EFAULT", EFAULT }, { "EPERM", EPERM },
+	{ "EACCES", EACCES }, { "ENOSPC", ENOSPC }, { "EAGAIN", EAGAIN },
+	{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODEV", ENODEV }, { "ENOENT", ENOENT },
+	{ "ETIMEDOUT", ETIMEDOUT },
+};
+
+#define FAIL_ERRNO_COUNT (sizeof(fail_errnos) / sizeof(fail_errnos[0]))
+
+/* fail-cmd=N:ERRNO, ERRNO a name above or a number 1..4095 */
+static int parse_fail_cmd(struct mana_emu_options *opts, const char *item,
+			  size_t len)
+{
+	char val[48], *colon, *end;
+	unsigned long long n;
+	unsigned long e;
+	size_t i;
+
+	if (len >= sizeof(val))
+		return -1;
+	memcpy(val, item, len);
+	val[len] = 0;
+	colon = strchr(val, ':');
+	if (!colon || !isdigit((unsigned char)val[0]))
+		return -1;
+	*colon = 0;
+	errno = 0;
+	n = strtoull(val, &end, 10);
+	if (errno || *end || !n)
+		return -1;
+	for (i = 0; i < FAIL_ERRNO_COUNT; i++)
+		if (!strcmp(colon + 1, fail_errnos[i].name))
+			break;
+	if (i < FAIL_ERRNO_COUNT) {
+		e = fail_errnos[i].value;
+	} else {
+		if (!isdigit((unsigned char)colon[1]))
+			return -1;
+		e = strtoul(colon + 1, &end, 10);
+		if (*end || !e || e > 4095)
+			return -1;
+	}
+	opts->fault_fail_cmd = n;
+	opts->fault_fail_errno = e;
+	return 0;
+}
+
 /* Comma-separated NAME=N items; repeated --fault options add up. */
 static int parse_fault(struct mana_emu_options *opts, const char *val,
 		       char *err, size_t errlen)
@@ -214,18 +265,24 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 	struct mana_emu_options tmp = *opts;
 
 	do {
+		size_t len;
+
 		comma = strchr(p, ',');
-		if (parse_fault_one(&tmp, p, comma ? (size_t)(comma - p) :
-						   strlen(p))) {
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len > 9 && !strncmp(p, "fail-cmd=", 9) ?
+		    parse_fail_cmd(&tmp, p + 9, len - 9) :
+		    parse_fault_one(&tmp, p, len)) {
 			emu_set_err(err, errlen, "--fault: invalid value '%s' "
-				"(expected fatal-after=N or drop-cqe=N, N >= 1, "
-				"comma separated)", val);
+				"(expected fatal-after=N, drop-cqe=N or "
+				"fail-cmd=N:ERRNO, N >= 1, comma separated)", val);
 			return PARSE_ERR_SET;
 		}
 		p = comma + 1;
 	} while (comma);
 	opts->fault_fatal_after = tmp.fault_fatal_after;
 	opts->fault_drop_cqe = tmp.fault_drop_cqe;
+	opts->fault_fail_cmd = tmp.fault_fail_cmd;
+	opts->fault_fail_errno = tmp.fault_fail_errno;
 	return 0;
 }
 
@@ -271,7 +328,7 @@ static int format_backend(const struct mana_emu_options *opts, char *buf,
 static int format_fault(const struct mana_emu_options *opts, char *buf,
 			size_t len)
 {
-	char val[96] = "";
+	char val[128] = "";
 	size_t used = 0, n = 0, i;
 
 	for (i = 0; i < FAULT_COUNT; i++) {
@@ -282,6 +339,10 @@ static int format_fault(const struct mana_emu_options *opts, char *buf,
 			n += snprintf(val + n, sizeof(val) - n, "%s%s=%llu",
 				      n ? "," : "", faults[i].name, v);
 	}
+	if (opts->fault_fail_cmd)
+		n += snprintf(val + n, sizeof(val) - n, "%sfail-cmd=%llu:%u",
+			      n ? "," : "", opts->fault_fail_cmd,
+			      opts->fault_fail_errno);
 	if (n)
 		word_append(buf, len, &used, "fault", val);
 	return used;
@@ -381,7 +442,8 @@ static const struct opt_def opt_table[] = {
 	{ .name = "fault", .kind = OPT_CUSTOM, .parse = parse_fault,
 	  .format_words = format_fault, .metavar = "NAME=N[,...]",
 	  .help = "fatal-after=N: device fatal after N frames sent;\n"
-		  "                                 drop-cqe=N: withhold the Nth CQE" },
+		  "                                 drop-cqe=N: withhold the Nth CQE;\n"
+		  "                                 fail-cmd=N:ERRNO: fail the Nth uverbs command" },
 	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
 	{ .name = "rss-hash", .kind = OPT_CUSTOM, .parse = parse_rss_hash,

@@ -475,6 +475,22 @@ static void test_fidelity_options(void)
 	      strstr(err, strerror(ENOTDIR)), "stats under a file: %s", err);
 	CHECK(!parse("--stats=/dev/full --pcap=x.pcap", &o, err, sizeof(err)),
 	      "writable device and relative path: %s", err);
+	/* --fault=fail-cmd=N:ERRNO, ERRNO by name or number */
+	CHECK(!parse("--fault=fail-cmd=7:EBUSY,drop-cqe=2", &o, err, sizeof(err)) &&
+	      o.fault_fail_cmd == 7 && o.fault_fail_errno == EBUSY &&
+	      o.fault_drop_cqe == 2, "fail-cmd by name: %s", err);
+	CHECK(!parse("--fault=fail-cmd=1:5", &o, err, sizeof(err)) &&
+	      o.fault_fail_cmd == 1 && o.fault_fail_errno == 5, "fail-cmd by number");
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--fault=fail-cmd=1:5") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "fail-cmd round trip '%s'", buf);
+	CHECK(parse("--fault=fail-cmd=0:EIO", &o, err, sizeof(err)) &&
+	      strstr(err, "fail-cmd=N:ERRNO"), "fail-cmd=0: %s", err);
+	CHECK(parse("--fault=fail-cmd=3", &o, err, sizeof(err)), "fail-cmd without errno");
+	CHECK(parse("--fault=fail-cmd=3:EWHAT", &o, err, sizeof(err)), "unknown errno");
+	CHECK(parse("--fault=fail-cmd=3:4096", &o, err, sizeof(err)), "errno 4096");
+	CHECK(parse("--fault=fail-cmd=3:0", &o, err, sizeof(err)), "errno 0");
+
 	/* all-zero MAC: not an address a port can have */
 	CHECK(parse("--mac=00:00:00:00:00:00", &o, err, sizeof(err)) &&
 	      strstr(err, "--mac: invalid value"), "zero MAC: %s", err);
