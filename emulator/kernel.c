@@ -1523,6 +1523,37 @@ bool emu_munmap_doorbell(void *addr, size_t len)
 	return orphan_unmap(addr);
 }
 
+static void page_collect(void *page, uintptr_t start, uintptr_t end,
+			 uintptr_t *out, unsigned int max, unsigned int *n)
+{
+	uintptr_t p = (uintptr_t)page;
+
+	if (page && p < end && p + EMU_PAGE_SIZE > start && *n < max)
+		out[(*n)++] = p;
+}
+
+unsigned int emu_doorbell_pages_in(uintptr_t start, uintptr_t end,
+				   uintptr_t *out, unsigned int max)
+{
+	struct emu_ucontext *ctx;
+	struct db_orphan *o;
+	unsigned int n = 0, i, j;
+
+	for (ctx = contexts; ctx; ctx = ctx->next)
+		page_collect(ctx->db_page, start, end, out, max, &n);
+	for (o = db_orphans; o; o = o->next)
+		page_collect(o->page, start, end, out, max, &n);
+	/* in address order, for the caller's walk over the range */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && out[j - 1] > out[j]; j--) {
+			uintptr_t t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
 /* ---- test API -------------------------------------------------------------- */
 
 void emu_fill_counts(struct mana_emu_counts *out)

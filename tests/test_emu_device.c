@@ -10,7 +10,7 @@
  * Usage (under mana-emu): test_emu_device CASE
  *   loopback | errors | nobuf | overflow | rss | channel | threads |
  *   offload | coalesce | fatal | sigusr2 | drop_cqe | netdev |
- *   rss_udp | rss_udp_mask | die_term | die_abort
+ *   rss_udp | rss_udp_mask | die_term | die_abort | mprotect
  * (nobuf wants --rx-hold=8, coalesce --rx-coalesce, fatal
  *  --fault=fatal-after=5, drop_cqe --fault=drop-cqe=3, netdev --netdev-up
  *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE, rss_udp_mask --rss-hash=mask,
@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -572,6 +573,32 @@ static void case_loopback(void)
 		q = qinfo(MANA_EMU_QUEUE_CQ, r->cq.dv.cq_id);
 		CHECK(q.frames == n && !q.drops, "CQ counters");
 	}
+}
+
+/*
+ * The program mprotect()s the doorbell page: making it writable keeps the
+ * trap (no doorbell lost, as on hardware where the page stays a device
+ * page); taking write access away is refused with EACCES.
+ */
+static void case_mprotect(void)
+{
+	void *db = E.sq[0].dv.db_page;
+
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_READ) == -1 && errno == EACCES,
+	      "mprotect read-only: errno %d", errno);
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_NONE) == -1 && errno == EACCES,
+	      "mprotect PROT_NONE: errno %d", errno);
+	errno = 0;
+	CHECK(mprotect(db, 1, PROT_READ | PROT_WRITE | PROT_EXEC) == 0,
+	      "mprotect RWX of part of the page: %s", strerror(errno));
+	/* last: a writable page would take the stores without a trap */
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_READ | PROT_WRITE) == 0,
+	      "mprotect RW over the doorbell page: %s", strerror(errno));
+	/* every doorbell still reaches the device */
+	case_loopback();
 }
 
 /* One bad WQE: its error CQE, the counter, and the queue still works. */
@@ -1149,6 +1176,7 @@ int main(int argc, char **argv)
 		{ "fatal", 1, 0 }, { "sigusr2", 1, 0 }, { "drop_cqe", 1, 0 },
 		{ "rss_udp", 1, 4 }, { "rss_udp_mask", 1, 4 },
 		{ "die_term", 1, 0 }, { "die_abort", 1, 0 },
+		{ "mprotect", 1, 1 },
 	};
 	unsigned int i;
 
@@ -1187,6 +1215,8 @@ int main(int argc, char **argv)
 		case_coalesce();
 	else if (!strcmp(name, "rss_udp") || !strcmp(name, "rss_udp_mask"))
 		case_rss_udp(!strcmp(name, "rss_udp_mask"));
+	else if (!strcmp(name, "mprotect"))
+		case_mprotect();
 	else if (!strncmp(name, "die_", 4)) {
 		case_fatal(false);
 		if (check_failed)
