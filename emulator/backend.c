@@ -3,16 +3,23 @@
  * Wire backends (see backend.h): loopback, null, socket:PATH and
  * tap:IFNAME, each optionally captured to a pcap file (pcap.h).
  *
- * socket:PATH joins two processes with AF_UNIX datagrams, one frame per
- * datagram.  Whoever comes first binds PATH and is the "owner"; the other
- * finds PATH in use, lets the kernel give it an abstract address
- * (autobind), sends to PATH and announces itself with an empty datagram
- * at open and after every second without traffic.  The owner sends to
- * the last address it heard from; until it has heard from anyone its
- * frames are dropped and counted.  A PATH left behind by a crashed owner
- * refuses connections and is replaced.  The directory holding PATH is
- * flock()ed while deciding, so two processes starting together cannot
- * both become the owner.
+ * socket:PATH joins processes with AF_UNIX datagrams, one frame per
+ * datagram.  Whoever comes first binds PATH and is the "owner"; the others
+ * find PATH in use, let the kernel give them an abstract address
+ * (autobind), send to PATH and announce themselves with an empty datagram
+ * at open and after every second without traffic.  The owner is also the
+ * wire's switch: it knows every station it heard from (up to
+ * SW_STATIONS) and learns source MACs, its own port's included.  A frame
+ * goes to the station that owns its destination MAC; broadcast,
+ * multicast and unknown destinations are flooded; a frame never goes
+ * back to the station it came from (one addressed to its own sender is
+ * flooded to the others, so two stations with the same MAC -- mana-emu's
+ * default -- still reach each other).  A station whose address is gone is
+ * forgotten.  Until the owner has heard from anyone its frames are
+ * dropped and counted.  A PATH left behind by a crashed owner refuses
+ * connections and is replaced.  The directory holding PATH is flock()ed
+ * while deciding, so two processes starting together cannot both become
+ * the owner.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +55,9 @@
 #define SEND_WAIT_MS	100	/* bounded wait on a full peer queue: backpressure, then drop */
 #define HELLO_MS	1000	/* a non-owner re-announces itself */
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
+#define SW_STATIONS	64	/* processes the owner switches between */
+#define SW_MACS		256	/* learned source MACs, oldest replaced */
+#define SW_LOCAL	(-1)	/* the owner's own port */
 
 #define SOCKET_PREFIX	"socket:"
 #define TAP_PREFIX	"tap:"
@@ -102,8 +112,20 @@ struct backend {
 	dev_t path_dev;
 	ino_t path_ino;
 	pthread_mutex_t peer_lock;
-	struct sockaddr_un peer;
+	struct sockaddr_un peer;	/* a joiner's: PATH */
 	socklen_t peer_len;		/* 0: nobody to send to yet */
+	/* the owner's switch, under peer_lock */
+	struct sw_station {
+		struct sockaddr_un addr;
+		socklen_t len;		/* 0: free slot */
+	} stations[SW_STATIONS];
+	struct sw_mac {
+		uint8_t mac[6];
+		int where;		/* station index or SW_LOCAL */
+		bool used;
+	} macs[SW_MACS];
+	unsigned int mac_next;
+	bool sw_full_said;
 };
 
 void emu_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -341,18 +363,141 @@ static void rx_fail(struct backend *b, const char *what, int err)
 	b->rx_failed = true;
 }
 
-static void socket_learn_peer(struct backend *b, const struct sockaddr_un *from,
-			      socklen_t len)
+/* ---- the owner's switch (peer_lock held) ---- */
+
+/* The station sending from @from, added if new: its index, or -1. */
+static int sw_station(struct backend *b, const struct sockaddr_un *from,
+		      socklen_t len)
 {
+	int i, free_slot = -1;
+
 	/* An unbound sender (family only) cannot be answered. */
-	if (!b->owner || len <= sizeof(sa_family_t) || len > sizeof(*from))
-		return;
-	pthread_mutex_lock(&b->peer_lock);
-	if (b->peer_len != len || memcmp(&b->peer, from, len)) {
-		memcpy(&b->peer, from, len);
-		b->peer_len = len;
+	if (len <= sizeof(sa_family_t) || len > sizeof(*from))
+		return -1;
+	for (i = 0; i < SW_STATIONS; i++) {
+		struct sw_station *st = &b->stations[i];
+
+		if (st->len == len && !memcmp(&st->addr, from, len))
+			return i;
+		if (!st->len && free_slot < 0)
+			free_slot = i;
 	}
+	if (free_slot < 0) {
+		if (!b->sw_full_said)
+			fprintf(stderr, "mana-emu: %s: more than %d stations on "
+				"the wire; frames of the others are dropped\n",
+				b->name, SW_STATIONS);
+		b->sw_full_said = true;
+		return -1;
+	}
+	memcpy(&b->stations[free_slot].addr, from, len);
+	b->stations[free_slot].len = len;
+	return free_slot;
+}
+
+/* A station that went away, and every MAC learned on it. */
+static void sw_forget(struct backend *b, int station)
+{
+	unsigned int i;
+
+	b->stations[station].len = 0;
+	for (i = 0; i < SW_MACS; i++)
+		if (b->macs[i].used && b->macs[i].where == station)
+			b->macs[i].used = false;
+}
+
+static struct sw_mac *sw_mac_find(struct backend *b, const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < SW_MACS; i++)
+		if (b->macs[i].used && !memcmp(b->macs[i].mac, mac, 6))
+			return &b->macs[i];
+	return NULL;
+}
+
+/* Source @mac is behind @where (a station or SW_LOCAL). */
+static void sw_learn(struct backend *b, const uint8_t *mac, int where)
+{
+	struct sw_mac *m;
+
+	if (mac[0] & 1)		/* group addresses are never sources */
+		return;
+	m = sw_mac_find(b, mac);
+	if (!m) {
+		m = &b->macs[b->mac_next];
+		b->mac_next = (b->mac_next + 1) % SW_MACS;
+		memcpy(m->mac, mac, 6);
+		m->used = true;
+	}
+	m->where = where;
+}
+
+/*
+ * Where a frame from @from (a station or SW_LOCAL) goes: the station
+ * (or SW_LOCAL) that owns its destination, or -2: flood to all but @from.
+ */
+#define SW_FLOOD (-2)
+
+static int sw_route(struct backend *b, const uint8_t *frame, int from)
+{
+	struct sw_mac *m;
+
+	if (frame[0] & 1)
+		return SW_FLOOD;
+	m = sw_mac_find(b, frame);
+	if (!m || m->where == from)
+		return SW_FLOOD;
+	return m->where;
+}
+
+/* Send to station @i: false if not sent; a station that is gone is forgotten. */
+static bool sw_send(struct backend *b, int i, const void *frame, size_t len)
+{
+	struct sw_station *st = &b->stations[i];
+	ssize_t n;
+
+	do
+		n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+			   (struct sockaddr *)&st->addr, st->len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == ECONNREFUSED || errno == ENOENT))
+		sw_forget(b, i);
+	return n == (ssize_t)len;
+}
+
+/*
+ * Forward a frame from @from to @to (a station, or SW_FLOOD: every
+ * station but @from).  The number of stations it reached.
+ */
+static unsigned int sw_forward(struct backend *b, int from, int to,
+			       const void *frame, size_t len)
+{
+	unsigned int sent = 0;
+	int i;
+
+	if (to >= 0)
+		return sw_send(b, to, frame, len);
+	for (i = 0; i < SW_STATIONS; i++)
+		if (b->stations[i].len && i != from)
+			sent += sw_send(b, i, frame, len);
+	return sent;
+}
+
+/* A frame from station @from at the owner: learn, forward, deliver. */
+static void sw_receive(struct backend *b, int from, const uint8_t *frame,
+		       size_t len)
+{
+	int to;
+
+	pthread_mutex_lock(&b->peer_lock);
+	sw_learn(b, frame + 6, from);
+	to = sw_route(b, frame, from);
+	if (to != SW_LOCAL)
+		sw_forward(b, from, to, frame, len);
 	pthread_mutex_unlock(&b->peer_lock);
+	if (to == SW_LOCAL || to == SW_FLOOD)
+		deliver(b, frame, len);
 }
 
 /* One datagram: 1 if read, 0 if none waiting, -errno on failure. */
@@ -360,21 +505,29 @@ static int socket_receive_one(struct backend *b)
 {
 	struct sockaddr_un from;
 	socklen_t flen = sizeof(from);
+	int station = -1;
 	ssize_t n;
 
 	n = recvfrom(b->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC,
 		     (struct sockaddr *)&from, &flen);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	socket_learn_peer(b, &from, flen);
+	if (b->owner) {
+		pthread_mutex_lock(&b->peer_lock);
+		station = sw_station(b, &from, flen);
+		pthread_mutex_unlock(&b->peer_lock);
+	}
 	if (n == 0)	/* an announcement, not a frame */
 		return 1;
 	/* MSG_TRUNC: n is the datagram's length even when it did not fit. */
-	if ((size_t)n > b->rxbuf_size) {
+	if ((size_t)n > b->rxbuf_size || n < ETH_MIN_FRAME) {
 		count(&b->cnt.rx_drops, 1);
 		return 1;
 	}
-	deliver(b, b->rxbuf, n);
+	if (station >= 0)
+		sw_receive(b, station, b->rxbuf, n);
+	else
+		deliver(b, b->rxbuf, n);
 	return 1;
 }
 
@@ -654,12 +807,30 @@ static void socket_close(struct backend *b)
 	}
 }
 
+/* The owner's own frame: learned as local, switched like the others. */
+static bool owner_xmit(struct backend *b, const uint8_t *frame, size_t len)
+{
+	unsigned int sent;
+	int to;
+
+	pthread_mutex_lock(&b->peer_lock);
+	sw_learn(b, frame + 6, SW_LOCAL);
+	to = sw_route(b, frame, SW_LOCAL);
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	sent = sw_forward(b, SW_LOCAL, to, frame, len);
+	pthread_mutex_unlock(&b->peer_lock);
+	return sent > 0;
+}
+
 static bool socket_xmit(struct backend *b, const void *frame, size_t len)
 {
 	struct sockaddr_un peer;
 	socklen_t plen;
 	ssize_t n;
 
+	if (b->owner)
+		return owner_xmit(b, frame, len);
 	pthread_mutex_lock(&b->peer_lock);
 	plen = b->peer_len;
 	if (plen)
