@@ -27,6 +27,7 @@ uint8_t emu_fd_kinds[EMU_MAX_FDS];
 static void *fd_objs[EMU_MAX_FDS];
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+bool emu_started;
 static pid_t self_pid;		/* getpid() of this process, for pvm_copy() */
 
 static void emu_vlog(const char *fmt, va_list ap)
@@ -142,6 +143,7 @@ static void do_init(void)
 	emu_exit_signals_setup();
 	trap_set_fatal_hook(emu_device_dump_on_signal);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&emu_started, true, __ATOMIC_RELEASE);
 }
 
 void emu_init(void)

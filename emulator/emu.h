@@ -43,6 +43,18 @@ extern struct emu_state emu;
 /* Make sure the constructor work (options, sysfs, device) has run. */
 void emu_init(void);
 
+/*
+ * emu_init() has completed.  Interposers that other libraries'
+ * constructors may call before ours (and, in a sanitizer build, before
+ * the ASan runtime has initialised: interpose.c is not instrumented, the
+ * rest is) pass straight through to libc until then.
+ */
+extern bool emu_started;
+static inline bool emu_ready(void)
+{
+	return __atomic_load_n(&emu_started, __ATOMIC_ACQUIRE);
+}
+
 /* fd table */
 static inline enum emu_fd_kind emu_fd_kind(int fd)
 {

@@ -683,7 +683,8 @@ EMU_EXPORT int mprotect(void *addr, size_t len, int prot)
 	uintptr_t pages[MPROTECT_DB_MAX], start = (uintptr_t)addr, end, cur;
 	unsigned int n, i;
 
-	if (!emu_mmap_tracked() || (start & (EMU_PAGE_SIZE - 1)) || !len ||
+	if (!emu_ready() || !emu_mmap_tracked() ||
+	    (start & (EMU_PAGE_SIZE - 1)) || !len ||
 	    start + len < start)
 		return REAL(mprotect)(addr, len, prot);
 	end = (start + len + EMU_PAGE_SIZE - 1) & ~(EMU_PAGE_SIZE - 1);
@@ -714,7 +715,7 @@ EMU_EXPORT int munmap(void *addr, size_t len)
 {
 	bool done = false;
 
-	if (emu_mmap_tracked()) {
+	if (emu_ready() && emu_mmap_tracked()) {
 		pthread_mutex_lock(&emu.lock);
 		done = emu_munmap_doorbell(addr, len);
 		pthread_mutex_unlock(&emu.lock);
@@ -745,6 +746,8 @@ EMU_EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	int ret;
 
+	if (!emu_ready())
+		return REAL(sigaction)(sig, act, oldact);
 	if (sig == SIGSEGV) {
 		ret = trap_chain_sigaction(act, oldact);
 		if (ret != -ENOENT)
@@ -762,6 +765,8 @@ EMU_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 				.sa_flags = SA_RESTART }, old;
 	int ret;
 
+	if (!emu_ready())
+		return REAL(signal)(sig, handler);
 	if (sig == SIGSEGV && !trap_chain_sigaction(&sa, &old))
 		return old.sa_handler;
 	ret = emu_exit_signal_sigaction(sig, &sa, &old, real_sigaction);
