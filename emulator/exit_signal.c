@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,14 +38,22 @@ static bool exit_sig(int sig)
 	return false;
 }
 
+/* The kernel's struct sigaction (x86-64), for the raw call below. */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
 static void exit_handler(int sig)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct ksigaction dfl = { .handler = SIG_DFL };
 	int saved = errno;
 
 	emu_device_dump_on_signal();
 	/* raw: the interposed sigaction() would put us back */
-	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	ours[sig] = false;
 	/* blocked while we run: delivered, with SIG_DFL, when we return */
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);

@@ -1028,8 +1028,8 @@ static void sw_send(struct sw_station_t *st, enum sw_kind kind,
 		backend_xmit(st->b, f, sizeof(f));
 }
 
-/* Until every other station's fence count reaches @n (bounded wait). */
-static bool sw_wait_fences(struct sw_station_t *st, unsigned int n)
+/* Until every other station's count of @kind reaches @n (bounded wait). */
+static bool sw_wait(struct sw_station_t *st, enum sw_kind kind, unsigned int n)
 {
 	struct timespec due;
 	unsigned int s;
@@ -1041,7 +1041,7 @@ static bool sw_wait_fences(struct sw_station_t *st, unsigned int n)
 	for (;;) {
 		done = true;
 		for (s = 0; s < SW_STATIONS_T; s++)
-			if (s != st->id && st->c.rx[s][SWK_FENCE] < n)
+			if (s != st->id && st->c.rx[s][kind] < n)
 				done = false;
 		if (done || pthread_cond_timedwait(&st->cond, &st->lock, &due))
 			break;
@@ -1072,7 +1072,7 @@ static void sw_close(struct sw_station_t *st)
 	pthread_mutex_destroy(&st->lock);
 }
 
-/* A command to a station: op 'o'pen, 's'end, 'f'ence wait, 'r'eport, 'q'uit. */
+/* A command to a station: op 'o'pen, 's'end, 'w'ait, 'r'eport, 'q'uit. */
 struct sw_cmd {
 	char op;
 	uint8_t kind, dst, n;
@@ -1085,8 +1085,8 @@ static int sw_do(struct sw_station_t *st, const struct sw_cmd *c)
 		sw_send(st, c->kind, c->dst, c->n);
 		return 0;
 	}
-	if (c->op == 'f')
-		return sw_wait_fences(st, c->n) ? 0 : 1;
+	if (c->op == 'w')
+		return sw_wait(st, c->kind, c->n) ? 0 : 1;
 	return 0;
 }
 
@@ -1148,7 +1148,7 @@ static bool sw_fence(struct sw_station_t *me, struct sw_peer *peers,
 		ok &= sw_run(me, peers, s, (struct sw_cmd){ 's', SWK_FENCE,
 							  SW_BCAST, 1 });
 	for (s = 0; s < SW_STATIONS_T; s++)
-		ok &= sw_run(me, peers, s, (struct sw_cmd){ 'f', 0, 0,
+		ok &= sw_run(me, peers, s, (struct sw_cmd){ 'w', SWK_FENCE, 0,
 							  (uint8_t)round });
 	return ok;
 }
@@ -1202,11 +1202,19 @@ static void test_socket_switch(void)
 	}
 	if (check_failed)
 		goto out;
-	/* 1. a broadcast from each: everyone learns everyone */
-	for (s = 1; s <= SW_STATIONS_T; s++)
-		CHECK(sw_run(&me, peers, s % SW_STATIONS_T,
-			     (struct sw_cmd){ 's', SWK_BCAST, SW_BCAST, 1 }),
-		      "broadcast from %u", s % SW_STATIONS_T);
+	/*
+	 * 1. a broadcast from each: everyone learns everyone.  The switch
+	 * (station 0) knows a station once it has read a datagram from it:
+	 * it waits for both broadcasts before it sends its own.
+	 */
+	for (s = 1; s < SW_STATIONS_T; s++)
+		CHECK(sw_run(&me, peers, s, (struct sw_cmd){ 's', SWK_BCAST,
+							SW_BCAST, 1 }),
+		      "broadcast from %u", s);
+	CHECK(sw_run(&me, peers, 0, (struct sw_cmd){ 'w', SWK_BCAST, 0, 1 }),
+	      "the switch heard both stations");
+	CHECK(sw_run(&me, peers, 0, (struct sw_cmd){ 's', SWK_BCAST, SW_BCAST, 1 }),
+	      "broadcast from 0");
 	CHECK(sw_fence(&me, peers, 1), "fence 1");
 	/* 2. unicast to a learned MAC: 1 -> 2, 2 -> 0, 0 -> 1 */
 	for (s = 0; s < SW_STATIONS_T; s++)
