@@ -395,17 +395,6 @@ static int sw_station(struct backend *b, const struct sockaddr_un *from,
 	return free_slot;
 }
 
-/* A station that went away, and every MAC learned on it. */
-static void sw_forget(struct backend *b, int station)
-{
-	unsigned int i;
-
-	b->stations[station].len = 0;
-	for (i = 0; i < SW_MACS; i++)
-		if (b->macs[i].used && b->macs[i].where == station)
-			b->macs[i].used = false;
-}
-
 static struct sw_mac *sw_mac_find(struct backend *b, const uint8_t *mac)
 {
 	unsigned int i;
@@ -451,36 +440,64 @@ static int sw_route(struct backend *b, const uint8_t *frame, int from)
 	return m->where;
 }
 
-/* Send to station @i: false if not sent; a station that is gone is forgotten. */
-static bool sw_send(struct backend *b, int i, const void *frame, size_t len)
-{
-	struct sw_station *st = &b->stations[i];
-	ssize_t n;
-
-	do
-		n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
-			   (struct sockaddr *)&st->addr, st->len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == ECONNREFUSED || errno == ENOENT))
-		sw_forget(b, i);
-	return n == (ssize_t)len;
-}
-
 /*
- * Forward a frame from @from to @to (a station, or SW_FLOOD: every
- * station but @from).  The number of stations it reached.
+ * Where a frame goes, copied under peer_lock and sent without it: a send
+ * may wait (SO_SNDTIMEO) for a slow station, and meanwhile the receive
+ * thread must go on taking datagrams in.
  */
-static unsigned int sw_forward(struct backend *b, int from, int to,
-			       const void *frame, size_t len)
+struct sw_dests {
+	unsigned int n;
+	struct sw_station st[SW_STATIONS];
+};
+
+/* The stations @to (or SW_FLOOD: all but @from) into @d; peer_lock held. */
+static void sw_targets(struct backend *b, int from, int to,
+		       struct sw_dests *d)
 {
-	unsigned int sent = 0;
 	int i;
 
-	if (to >= 0)
-		return sw_send(b, to, frame, len);
+	d->n = 0;
 	for (i = 0; i < SW_STATIONS; i++)
-		if (b->stations[i].len && i != from)
-			sent += sw_send(b, i, frame, len);
+		if (b->stations[i].len && (to == SW_FLOOD ? i != from : i == to))
+			d->st[d->n++] = b->stations[i];
+}
+
+/* Forget the station at this address and every MAC learned on it. */
+static void sw_forget_addr(struct backend *b, const struct sw_station *gone)
+{
+	unsigned int i;
+	int k;
+
+	pthread_mutex_lock(&b->peer_lock);
+	for (k = 0; k < SW_STATIONS; k++) {
+		if (b->stations[k].len != gone->len ||
+		    memcmp(&b->stations[k].addr, &gone->addr, gone->len))
+			continue;
+		b->stations[k].len = 0;
+		for (i = 0; i < SW_MACS; i++)
+			if (b->macs[i].used && b->macs[i].where == k)
+				b->macs[i].used = false;
+	}
+	pthread_mutex_unlock(&b->peer_lock);
+}
+
+/* Send to every station in @d (no lock held): how many took it. */
+static unsigned int sw_send_all(struct backend *b, const struct sw_dests *d,
+				const void *frame, size_t len)
+{
+	unsigned int i, sent = 0;
+	ssize_t n;
+
+	for (i = 0; i < d->n; i++) {
+		do
+			n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+				   (const struct sockaddr *)&d->st[i].addr,
+				   d->st[i].len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && (errno == ECONNREFUSED || errno == ENOENT))
+			sw_forget_addr(b, &d->st[i]);
+		sent += n == (ssize_t)len;
+	}
 	return sent;
 }
 
@@ -488,14 +505,15 @@ static unsigned int sw_forward(struct backend *b, int from, int to,
 static void sw_receive(struct backend *b, int from, const uint8_t *frame,
 		       size_t len)
 {
+	static __thread struct sw_dests d;	/* the receive thread's */
 	int to;
 
 	pthread_mutex_lock(&b->peer_lock);
 	sw_learn(b, frame + 6, from);
 	to = sw_route(b, frame, from);
-	if (to != SW_LOCAL)
-		sw_forward(b, from, to, frame, len);
+	sw_targets(b, from, to, &d);
 	pthread_mutex_unlock(&b->peer_lock);
+	sw_send_all(b, &d, frame, len);
 	if (to == SW_LOCAL || to == SW_FLOOD)
 		deliver(b, frame, len);
 }
@@ -810,17 +828,19 @@ static void socket_close(struct backend *b)
 /* The owner's own frame: learned as local, switched like the others. */
 static bool owner_xmit(struct backend *b, const uint8_t *frame, size_t len)
 {
-	unsigned int sent;
+	static __thread struct sw_dests d;	/* the sending thread's */
 	int to;
 
 	pthread_mutex_lock(&b->peer_lock);
 	sw_learn(b, frame + 6, SW_LOCAL);
 	to = sw_route(b, frame, SW_LOCAL);
+	sw_targets(b, SW_LOCAL, to, &d);
+	pthread_mutex_unlock(&b->peer_lock);
+	if (!d.n)
+		return false;
 	if (b->pcap)
 		pcap_write(b->pcap, frame, len);
-	sent = sw_forward(b, SW_LOCAL, to, frame, len);
-	pthread_mutex_unlock(&b->peer_lock);
-	return sent > 0;
+	return sw_send_all(b, &d, frame, len) > 0;
 }
 
 static bool socket_xmit(struct backend *b, const void *frame, size_t len)
