@@ -52,7 +52,13 @@
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
 #define LOOPBACK_BATCH	64	/* frames taken per lock in poll */
 #define RX_BURST	64	/* reads before checking for stop */
-#define SEND_WAIT_MS	100	/* bounded wait on a full peer queue: backpressure, then drop */
+/*
+ * Bounded wait on a full peer queue: backpressure, then drop.  A peer's
+ * queue holds only net.unix.max_dgram_qlen datagrams (10 by default), so
+ * on a loaded machine a peer not scheduled for a while fills it at once:
+ * wait long enough that only a stuck peer loses frames.
+ */
+#define SEND_WAIT_MS	1000
 #define HELLO_MS	1000	/* a non-owner re-announces itself */
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
 #define SW_STATIONS	64	/* processes the owner switches between */
@@ -769,7 +775,8 @@ static int socket_rendezvous(struct backend *b)
 
 static int socket_set_send_wait(int fd)
 {
-	struct timeval tv = { .tv_usec = SEND_WAIT_MS * 1000 };
+	struct timeval tv = { .tv_sec = SEND_WAIT_MS / 1000,
+			      .tv_usec = (SEND_WAIT_MS % 1000) * 1000 };
 
 	/* A full peer queue makes sendto() wait this long, then EAGAIN. */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
