@@ -219,12 +219,26 @@ static const struct {
 
 #define FAIL_ERRNO_COUNT (sizeof(fail_errnos) / sizeof(fail_errnos[0]))
 
-/* fail-cmd=N:ERRNO, ERRNO a name above or a number 1..4095 */
+/* A command name as --verbose shows it: CREATE_CQ, EX_CREATE_QP, QP/QP_CREATE */
+static bool cmd_name_ok(const char *name, size_t max)
+{
+	const char *c;
+
+	if (!*name || strlen(name) >= max || isdigit((unsigned char)*name))
+		return false;
+	for (c = name; *c; c++)
+		if (!isupper((unsigned char)*c) && !isdigit((unsigned char)*c) &&
+		    *c != '_' && *c != '/')
+			return false;
+	return true;
+}
+
+/* fail-cmd=N:ERRNO or NAME:ERRNO, ERRNO a name above or a number 1..4095 */
 static int parse_fail_cmd(struct mana_emu_options *opts, const char *item,
 			  size_t len)
 {
-	char val[48], *colon, *end;
-	unsigned long long n;
+	char val[64], *colon, *end;
+	unsigned long long n = 0;
 	unsigned long e;
 	size_t i;
 
@@ -232,14 +246,18 @@ static int parse_fail_cmd(struct mana_emu_options *opts, const char *item,
 		return -1;
 	memcpy(val, item, len);
 	val[len] = 0;
-	colon = strchr(val, ':');
-	if (!colon || !isdigit((unsigned char)val[0]))
+	colon = strrchr(val, ':');
+	if (!colon)
 		return -1;
 	*colon = 0;
-	errno = 0;
-	n = strtoull(val, &end, 10);
-	if (errno || *end || !n)
+	if (isdigit((unsigned char)val[0])) {
+		errno = 0;
+		n = strtoull(val, &end, 10);
+		if (errno || *end || !n)
+			return -1;
+	} else if (!cmd_name_ok(val, sizeof(opts->fault_fail_name))) {
 		return -1;
+	}
 	for (i = 0; i < FAIL_ERRNO_COUNT; i++)
 		if (!strcmp(colon + 1, fail_errnos[i].name))
 			break;
@@ -254,6 +272,9 @@ static int parse_fail_cmd(struct mana_emu_options *opts, const char *item,
 	}
 	opts->fault_fail_cmd = n;
 	opts->fault_fail_errno = e;
+	memset(opts->fault_fail_name, 0, sizeof(opts->fault_fail_name));
+	if (!n)
+		memcpy(opts->fault_fail_name, val, strlen(val));
 	return 0;
 }
 
@@ -274,7 +295,8 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 		    parse_fault_one(&tmp, p, len)) {
 			emu_set_err(err, errlen, "--fault: invalid value '%s' "
 				"(expected fatal-after=N, drop-cqe=N or "
-				"fail-cmd=N:ERRNO, N >= 1, comma separated)", val);
+				"fail-cmd=N:ERRNO or fail-cmd=NAME:ERRNO, N >= 1, "
+				"comma separated)", val);
 			return PARSE_ERR_SET;
 		}
 		p = comma + 1;
@@ -283,6 +305,8 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 	opts->fault_drop_cqe = tmp.fault_drop_cqe;
 	opts->fault_fail_cmd = tmp.fault_fail_cmd;
 	opts->fault_fail_errno = tmp.fault_fail_errno;
+	memcpy(opts->fault_fail_name, tmp.fault_fail_name,
+	       sizeof(opts->fault_fail_name));
 	return 0;
 }
 
@@ -328,7 +352,7 @@ static int format_backend(const struct mana_emu_options *opts, char *buf,
 static int format_fault(const struct mana_emu_options *opts, char *buf,
 			size_t len)
 {
-	char val[128] = "";
+	char val[160] = "";
 	size_t used = 0, n = 0, i;
 
 	for (i = 0; i < FAULT_COUNT; i++) {
@@ -342,6 +366,10 @@ static int format_fault(const struct mana_emu_options *opts, char *buf,
 	if (opts->fault_fail_cmd)
 		n += snprintf(val + n, sizeof(val) - n, "%sfail-cmd=%llu:%u",
 			      n ? "," : "", opts->fault_fail_cmd,
+			      opts->fault_fail_errno);
+	else if (opts->fault_fail_name[0])
+		n += snprintf(val + n, sizeof(val) - n, "%sfail-cmd=%s:%u",
+			      n ? "," : "", opts->fault_fail_name,
 			      opts->fault_fail_errno);
 	if (n)
 		word_append(buf, len, &used, "fault", val);
@@ -443,7 +471,8 @@ static const struct opt_def opt_table[] = {
 	  .format_words = format_fault, .metavar = "NAME=N[,...]",
 	  .help = "fatal-after=N: device fatal after N frames sent;\n"
 		  "                                 drop-cqe=N: withhold the Nth CQE;\n"
-		  "                                 fail-cmd=N:ERRNO: fail the Nth uverbs command" },
+		  "                                 fail-cmd=N|NAME:ERRNO: fail the Nth uverbs\n"
+		  "                                 command, or the first named NAME" },
 	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
 	{ .name = "rss-hash", .kind = OPT_CUSTOM, .parse = parse_rss_hash,

@@ -59,9 +59,13 @@ struct mana_emu_options {
 	unsigned long long fault_fatal_after;	/* frames transmitted */
 	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
 	unsigned int rss_hash;		/* enum mana_emu_rss_hash */
-	/* --fault=fail-cmd=N:ERRNO: the Nth uverbs command fails (0 = off) */
+	/*
+	 * --fault=fail-cmd=N:ERRNO: the Nth uverbs command fails (0 = off),
+	 * or fail-cmd=NAME:ERRNO: the first command of that name ("" = off)
+	 */
 	unsigned long long fault_fail_cmd;
 	unsigned int fault_fail_errno;
+	char fault_fail_name[32];
 };
 
 /* Status codes of the parse functions (0 on success). */

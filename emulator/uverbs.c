@@ -975,19 +975,23 @@ static uint64_t cmd_count;
 static uint64_t fail_at;	/* 0: none */
 static int fail_errno;
 static bool fail_from_options;
+static bool fail_by_name;	/* --fault=fail-cmd=NAME:ERRNO still armed */
 
 static int fault_cmd(const char *name)
 {
 	if (!fail_from_options) {
 		fail_from_options = true;
-		if (emu.opts.fault_fail_cmd) {
-			fail_at = emu.opts.fault_fail_cmd;
-			fail_errno = emu.opts.fault_fail_errno;
-		}
+		fail_at = emu.opts.fault_fail_cmd;
+		fail_by_name = emu.opts.fault_fail_name[0];
+		fail_errno = emu.opts.fault_fail_errno;
 	}
-	if (++cmd_count != fail_at)
+	++cmd_count;
+	if (fail_by_name && !strcmp(name, emu.opts.fault_fail_name))
+		fail_by_name = false;
+	else if (!fail_at || cmd_count != fail_at)
 		return 0;
-	fail_at = 0;
+	else
+		fail_at = 0;
 	if (emu_verbose())
 		emu_log("--fault=fail-cmd: command %llu (%s) fails with %s",
 			(unsigned long long)cmd_count, name,

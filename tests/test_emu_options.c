@@ -484,6 +484,20 @@ static void test_fidelity_options(void)
 	mana_emu_options_format(&o, buf, sizeof(buf));
 	CHECK(strstr(buf, "--fault=fail-cmd=1:5") && !parse(buf, &b, err, sizeof(err)) &&
 	      !memcmp(&o, &b, sizeof(o)), "fail-cmd round trip '%s'", buf);
+	CHECK(!parse("--fault=fail-cmd=CQ/CQ_CREATE:ENOMEM", &o, err, sizeof(err)) &&
+	      !o.fault_fail_cmd && !strcmp(o.fault_fail_name, "CQ/CQ_CREATE") &&
+	      o.fault_fail_errno == ENOMEM, "fail-cmd by command name: %s", err);
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--fault=fail-cmd=CQ/CQ_CREATE:12") &&
+	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
+	      "fail-cmd name round trip '%s'", buf);
+	CHECK(!parse("--fault=fail-cmd=CREATE_CQ:EIO --fault=fail-cmd=4:EIO", &o, err,
+		     sizeof(err)) && o.fault_fail_cmd == 4 && !o.fault_fail_name[0],
+	      "a later fail-cmd replaces the earlier");
+	CHECK(parse("--fault=fail-cmd=create_cq:EIO", &o, err, sizeof(err)),
+	      "lower-case command name");
+	CHECK(parse("--fault=fail-cmd=ABCDEFGHIJKLMNOPQRSTUVWXYZ_ABCDEF:EIO", &o, err,
+		    sizeof(err)), "command name of 32 characters");
 	CHECK(parse("--fault=fail-cmd=0:EIO", &o, err, sizeof(err)) &&
 	      strstr(err, "fail-cmd=N:ERRNO"), "fail-cmd=0: %s", err);
 	CHECK(parse("--fault=fail-cmd=3", &o, err, sizeof(err)), "fail-cmd without errno");
