@@ -3,16 +3,23 @@
  * Wire backends (see backend.h): loopback, null, socket:PATH and
  * tap:IFNAME, each optionally captured to a pcap file (pcap.h).
  *
- * socket:PATH joins two processes with AF_UNIX datagrams, one frame per
- * datagram.  Whoever comes first binds PATH and is the "owner"; the other
- * finds PATH in use, lets the kernel give it an abstract address
- * (autobind), sends to PATH and announces itself with an empty datagram
- * at open and after every second without traffic.  The owner sends to
- * the last address it heard from; until it has heard from anyone its
- * frames are dropped and counted.  A PATH left behind by a crashed owner
- * refuses connections and is replaced.  The directory holding PATH is
- * flock()ed while deciding, so two processes starting together cannot
- * both become the owner.
+ * socket:PATH joins processes with AF_UNIX datagrams, one frame per
+ * datagram.  Whoever comes first binds PATH and is the "owner"; the others
+ * find PATH in use, let the kernel give them an abstract address
+ * (autobind), send to PATH and announce themselves with an empty datagram
+ * at open and after every second without traffic.  The owner is also the
+ * wire's switch: it knows every station it heard from (up to
+ * SW_STATIONS) and learns source MACs, its own port's included.  A frame
+ * goes to the station that owns its destination MAC; broadcast,
+ * multicast and unknown destinations are flooded; a frame never goes
+ * back to the station it came from (one addressed to its own sender is
+ * flooded to the others, so two stations with the same MAC -- mana-emu's
+ * default -- still reach each other).  A station whose address is gone is
+ * forgotten.  Until the owner has heard from anyone its frames are
+ * dropped and counted.  A PATH left behind by a crashed owner refuses
+ * connections and is replaced.  The directory holding PATH is flock()ed
+ * while deciding, so two processes starting together cannot both become
+ * the owner.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +52,18 @@
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
 #define LOOPBACK_BATCH	64	/* frames taken per lock in poll */
 #define RX_BURST	64	/* reads before checking for stop */
-#define SEND_WAIT_MS	100	/* bounded wait on a full peer queue: backpressure, then drop */
+/*
+ * Bounded wait on a full peer queue: backpressure, then drop.  A peer's
+ * queue holds only net.unix.max_dgram_qlen datagrams (10 by default), so
+ * on a loaded machine a peer not scheduled for a while fills it at once:
+ * wait long enough that only a stuck peer loses frames.
+ */
+#define SEND_WAIT_MS	1000
 #define HELLO_MS	1000	/* a non-owner re-announces itself */
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
+#define SW_STATIONS	64	/* processes the owner switches between */
+#define SW_MACS		256	/* learned source MACs, oldest replaced */
+#define SW_LOCAL	(-1)	/* the owner's own port */
 
 #define SOCKET_PREFIX	"socket:"
 #define TAP_PREFIX	"tap:"
@@ -102,8 +118,20 @@ struct backend {
 	dev_t path_dev;
 	ino_t path_ino;
 	pthread_mutex_t peer_lock;
-	struct sockaddr_un peer;
+	struct sockaddr_un peer;	/* a joiner's: PATH */
 	socklen_t peer_len;		/* 0: nobody to send to yet */
+	/* the owner's switch, under peer_lock */
+	struct sw_station {
+		struct sockaddr_un addr;
+		socklen_t len;		/* 0: free slot */
+	} stations[SW_STATIONS];
+	struct sw_mac {
+		uint8_t mac[6];
+		int where;		/* station index or SW_LOCAL */
+		bool used;
+	} macs[SW_MACS];
+	unsigned int mac_next;
+	bool sw_full_said;
 };
 
 void emu_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -341,18 +369,159 @@ static void rx_fail(struct backend *b, const char *what, int err)
 	b->rx_failed = true;
 }
 
-static void socket_learn_peer(struct backend *b, const struct sockaddr_un *from,
-			      socklen_t len)
+/* ---- the owner's switch (peer_lock held) ---- */
+
+/* The station sending from @from, added if new: its index, or -1. */
+static int sw_station(struct backend *b, const struct sockaddr_un *from,
+		      socklen_t len)
 {
+	int i, free_slot = -1;
+
 	/* An unbound sender (family only) cannot be answered. */
-	if (!b->owner || len <= sizeof(sa_family_t) || len > sizeof(*from))
+	if (len <= sizeof(sa_family_t) || len > sizeof(*from))
+		return -1;
+	for (i = 0; i < SW_STATIONS; i++) {
+		struct sw_station *st = &b->stations[i];
+
+		if (st->len == len && !memcmp(&st->addr, from, len))
+			return i;
+		if (!st->len && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0) {
+		if (!b->sw_full_said)
+			fprintf(stderr, "mana-emu: %s: more than %d stations on "
+				"the wire; frames of the others are dropped\n",
+				b->name, SW_STATIONS);
+		b->sw_full_said = true;
+		return -1;
+	}
+	memcpy(&b->stations[free_slot].addr, from, len);
+	b->stations[free_slot].len = len;
+	return free_slot;
+}
+
+static struct sw_mac *sw_mac_find(struct backend *b, const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < SW_MACS; i++)
+		if (b->macs[i].used && !memcmp(b->macs[i].mac, mac, 6))
+			return &b->macs[i];
+	return NULL;
+}
+
+/* Source @mac is behind @where (a station or SW_LOCAL). */
+static void sw_learn(struct backend *b, const uint8_t *mac, int where)
+{
+	struct sw_mac *m;
+
+	if (mac[0] & 1)		/* group addresses are never sources */
 		return;
+	m = sw_mac_find(b, mac);
+	if (!m) {
+		m = &b->macs[b->mac_next];
+		b->mac_next = (b->mac_next + 1) % SW_MACS;
+		memcpy(m->mac, mac, 6);
+		m->used = true;
+	}
+	m->where = where;
+}
+
+/*
+ * Where a frame from @from (a station or SW_LOCAL) goes: the station
+ * (or SW_LOCAL) that owns its destination, or -2: flood to all but @from.
+ */
+#define SW_FLOOD (-2)
+
+static int sw_route(struct backend *b, const uint8_t *frame, int from)
+{
+	struct sw_mac *m;
+
+	if (frame[0] & 1)
+		return SW_FLOOD;
+	m = sw_mac_find(b, frame);
+	if (!m || m->where == from)
+		return SW_FLOOD;
+	return m->where;
+}
+
+/*
+ * Where a frame goes, copied under peer_lock and sent without it: a send
+ * may wait (SO_SNDTIMEO) for a slow station, and meanwhile the receive
+ * thread must go on taking datagrams in.
+ */
+struct sw_dests {
+	unsigned int n;
+	struct sw_station st[SW_STATIONS];
+};
+
+/* The stations @to (or SW_FLOOD: all but @from) into @d; peer_lock held. */
+static void sw_targets(struct backend *b, int from, int to,
+		       struct sw_dests *d)
+{
+	int i;
+
+	d->n = 0;
+	for (i = 0; i < SW_STATIONS; i++)
+		if (b->stations[i].len && (to == SW_FLOOD ? i != from : i == to))
+			d->st[d->n++] = b->stations[i];
+}
+
+/* Forget the station at this address and every MAC learned on it. */
+static void sw_forget_addr(struct backend *b, const struct sw_station *gone)
+{
+	unsigned int i;
+	int k;
+
 	pthread_mutex_lock(&b->peer_lock);
-	if (b->peer_len != len || memcmp(&b->peer, from, len)) {
-		memcpy(&b->peer, from, len);
-		b->peer_len = len;
+	for (k = 0; k < SW_STATIONS; k++) {
+		if (b->stations[k].len != gone->len ||
+		    memcmp(&b->stations[k].addr, &gone->addr, gone->len))
+			continue;
+		b->stations[k].len = 0;
+		for (i = 0; i < SW_MACS; i++)
+			if (b->macs[i].used && b->macs[i].where == k)
+				b->macs[i].used = false;
 	}
 	pthread_mutex_unlock(&b->peer_lock);
+}
+
+/* Send to every station in @d (no lock held): how many took it. */
+static unsigned int sw_send_all(struct backend *b, const struct sw_dests *d,
+				const void *frame, size_t len)
+{
+	unsigned int i, sent = 0;
+	ssize_t n;
+
+	for (i = 0; i < d->n; i++) {
+		do
+			n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+				   (const struct sockaddr *)&d->st[i].addr,
+				   d->st[i].len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && (errno == ECONNREFUSED || errno == ENOENT))
+			sw_forget_addr(b, &d->st[i]);
+		sent += n == (ssize_t)len;
+	}
+	return sent;
+}
+
+/* A frame from station @from at the owner: learn, forward, deliver. */
+static void sw_receive(struct backend *b, int from, const uint8_t *frame,
+		       size_t len)
+{
+	static __thread struct sw_dests d;	/* the receive thread's */
+	int to;
+
+	pthread_mutex_lock(&b->peer_lock);
+	sw_learn(b, frame + 6, from);
+	to = sw_route(b, frame, from);
+	sw_targets(b, from, to, &d);
+	pthread_mutex_unlock(&b->peer_lock);
+	sw_send_all(b, &d, frame, len);
+	if (to == SW_LOCAL || to == SW_FLOOD)
+		deliver(b, frame, len);
 }
 
 /* One datagram: 1 if read, 0 if none waiting, -errno on failure. */
@@ -360,21 +529,29 @@ static int socket_receive_one(struct backend *b)
 {
 	struct sockaddr_un from;
 	socklen_t flen = sizeof(from);
+	int station = -1;
 	ssize_t n;
 
 	n = recvfrom(b->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC,
 		     (struct sockaddr *)&from, &flen);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	socket_learn_peer(b, &from, flen);
+	if (b->owner) {
+		pthread_mutex_lock(&b->peer_lock);
+		station = sw_station(b, &from, flen);
+		pthread_mutex_unlock(&b->peer_lock);
+	}
 	if (n == 0)	/* an announcement, not a frame */
 		return 1;
 	/* MSG_TRUNC: n is the datagram's length even when it did not fit. */
-	if ((size_t)n > b->rxbuf_size) {
+	if ((size_t)n > b->rxbuf_size || n < ETH_MIN_FRAME) {
 		count(&b->cnt.rx_drops, 1);
 		return 1;
 	}
-	deliver(b, b->rxbuf, n);
+	if (station >= 0)
+		sw_receive(b, station, b->rxbuf, n);
+	else
+		deliver(b, b->rxbuf, n);
 	return 1;
 }
 
@@ -598,7 +775,8 @@ static int socket_rendezvous(struct backend *b)
 
 static int socket_set_send_wait(int fd)
 {
-	struct timeval tv = { .tv_usec = SEND_WAIT_MS * 1000 };
+	struct timeval tv = { .tv_sec = SEND_WAIT_MS / 1000,
+			      .tv_usec = (SEND_WAIT_MS % 1000) * 1000 };
 
 	/* A full peer queue makes sendto() wait this long, then EAGAIN. */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
@@ -654,12 +832,32 @@ static void socket_close(struct backend *b)
 	}
 }
 
+/* The owner's own frame: learned as local, switched like the others. */
+static bool owner_xmit(struct backend *b, const uint8_t *frame, size_t len)
+{
+	static __thread struct sw_dests d;	/* the sending thread's */
+	int to;
+
+	pthread_mutex_lock(&b->peer_lock);
+	sw_learn(b, frame + 6, SW_LOCAL);
+	to = sw_route(b, frame, SW_LOCAL);
+	sw_targets(b, SW_LOCAL, to, &d);
+	pthread_mutex_unlock(&b->peer_lock);
+	if (!d.n)
+		return false;
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	return sw_send_all(b, &d, frame, len) > 0;
+}
+
 static bool socket_xmit(struct backend *b, const void *frame, size_t len)
 {
 	struct sockaddr_un peer;
 	socklen_t plen;
 	ssize_t n;
 
+	if (b->owner)
+		return owner_xmit(b, frame, len);
 	pthread_mutex_lock(&b->peer_lock);
 	plen = b->peer_len;
 	if (plen)

@@ -27,9 +27,12 @@
 #include "device.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +103,7 @@ static struct {
 	int wake_fd;
 	_Atomic int fatal_req;		/* SIGUSR2 */
 	bool fatal, fatal_after_done;
+	unsigned int fatal_count;	/* device fatals raised, for --stats */
 	uint64_t tx_total, cqe_total;
 	/* backend threads -> device thread */
 	pthread_mutex_t rxq_lock;
@@ -311,6 +315,7 @@ static void device_fatal(const char *why)
 	if (dev.fatal)
 		return;
 	dev.fatal = true;
+	dev.fatal_count++;
 	if (emu_verbose())
 		emu_log("device fatal (%s): async event to every context", why);
 	emu_post_device_fatal();
@@ -1165,14 +1170,33 @@ static void rx_deliver(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		rx_consume(rq, f, len, fr, m);
 }
 
-/* RX steering: Toeplitz over the QP's fields, else the default RQ. */
+/*
+ * What the device hashes.  mana_ib programs CONFIG_VPORT_RX with
+ * rss_hash_types = 0 and never passes the QP's fields mask on, so the
+ * device picks the tuple by frame type: TCP and UDP over IPv4/IPv6 their
+ * 4-tuple, other IP its address pair (emulator/README.md gives the
+ * evidence).  --rss-hash=mask follows the QP's mask instead.
+ */
+#define DEVICE_HASH_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | \
+			    IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | \
+			    IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP | \
+			    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+static uint64_t rx_hash_fields(const struct emu_vport *v)
+{
+	if (emu.opts.rss_hash == MANA_EMU_RSS_HASH_MASK)
+		return v->rss_qp->fields_mask;
+	return DEVICE_HASH_FIELDS;
+}
+
+/* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
 static struct emu_hwq *rx_steer(struct emu_vport *v, const struct emu_frame *fr,
 				struct rx_meta *m)
 {
 	uint32_t hash, type;
 
 	if (v->rss_enabled &&
-	    !mana_rss_hash(v->rss_qp->key, v->rss_qp->fields_mask, &fr->tuple,
+	    !mana_rss_hash(v->rss_qp->key, rx_hash_fields(v), &fr->tuple,
 			   &hash, &type) && type) {
 		m->hash = hash;
 		m->hashtype = mana_rss_cqe_hashtype(type);
@@ -1327,70 +1351,151 @@ static const char *type_name(enum emu_hwq_type t)
 	return t == EMU_HWQ_SQ ? "sq" : t == EMU_HWQ_RQ ? "rq" : "cq";
 }
 
-static void dump_queue(FILE *f, enum emu_hwq_type t, uint32_t id,
-		       const struct emu_queue_stats *st)
+/*
+ * The statistics file is written with plain write() through a small
+ * buffer: the same code runs from a fatal signal's handler (stats_out is
+ * async-signal-safe but for vsnprintf of integers and strings).
+ */
+struct stats_out {
+	int fd;
+	int err;		/* first -errno */
+	size_t n;
+	char buf[4096];
+};
+
+static void sout_flush(struct stats_out *o)
 {
-	fprintf(f, "%s %u %llu %llu %llu %llu\n", type_name(t), id,
-		(unsigned long long)st->frames, (unsigned long long)st->bytes,
-		(unsigned long long)st->drops, (unsigned long long)st->errors);
+	size_t off = 0;
+	ssize_t w;
+
+	while (off < o->n && !o->err) {
+		w = write(o->fd, o->buf + off, o->n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			o->err = w < 0 ? -errno : -EIO;
+		else
+			off += w;
+	}
+	o->n = 0;
 }
 
-static void dump_ports(FILE *f)
+static void __attribute__((format(printf, 2, 3)))
+sout(struct stats_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (o->n > sizeof(o->buf) - 256)
+		sout_flush(o);
+	va_start(ap, fmt);
+	len = vsnprintf(o->buf + o->n, sizeof(o->buf) - o->n, fmt, ap);
+	va_end(ap);
+	if (len > 0)
+		o->n += (size_t)len < sizeof(o->buf) - o->n ?
+			(size_t)len : sizeof(o->buf) - o->n - 1;
+}
+
+static void dump_queue(struct stats_out *f, enum emu_hwq_type t, uint32_t id,
+		       const struct emu_queue_stats *st)
+{
+	sout(f, "%s %u %llu %llu %llu %llu\n", type_name(t), id,
+	     (unsigned long long)st->frames, (unsigned long long)st->bytes,
+	     (unsigned long long)st->drops, (unsigned long long)st->errors);
+}
+
+static void dump_ports(struct stats_out *f)
 {
 	struct backend_stats bs;
 	unsigned int p;
 
-	fprintf(f, "# port N SPEC tx_frames tx_bytes tx_drops rx_frames "
-		"rx_bytes rx_drops unsteered\n");
+	sout(f, "# port N SPEC tx_frames tx_bytes tx_drops rx_frames "
+	     "rx_bytes rx_drops unsteered\n");
 	for (p = 1; p <= emu_dev.nports; p++) {
 		struct backend *b = emu_dev.ports[p - 1].vport.backend;
 
 		memset(&bs, 0, sizeof(bs));
 		if (b)
 			backend_stats(b, &bs);
-		fprintf(f, "port %u %s %llu %llu %llu %llu %llu %llu %llu\n", p,
-			mana_emu_port_backend(&emu.opts, p),
-			(unsigned long long)bs.tx_frames,
-			(unsigned long long)bs.tx_bytes,
-			(unsigned long long)bs.tx_drops,
-			(unsigned long long)bs.rx_frames,
-			(unsigned long long)bs.rx_bytes,
-			(unsigned long long)(bs.rx_drops +
-					     dev.port_rxq_drops[p - 1]),
-			(unsigned long long)dev.port_unsteered[p - 1]);
+		sout(f, "port %u %s %llu %llu %llu %llu %llu %llu %llu\n", p,
+		     mana_emu_port_backend(&emu.opts, p),
+		     (unsigned long long)bs.tx_frames,
+		     (unsigned long long)bs.tx_bytes,
+		     (unsigned long long)bs.tx_drops,
+		     (unsigned long long)bs.rx_frames,
+		     (unsigned long long)bs.rx_bytes,
+		     (unsigned long long)(bs.rx_drops +
+					  dev.port_rxq_drops[p - 1]),
+		     (unsigned long long)dev.port_unsteered[p - 1]);
 	}
 }
 
-/* Destroyed queues first (in destruction order), then the live ones. */
-static void dump_stats(const char *path)
+/*
+ * Destroyed queues first (in destruction order), then the live ones.
+ * 0 or -errno, with the message on stderr.
+ */
+static int dump_stats(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	static struct stats_out o;	/* not on a signal handler's stack */
 	unsigned int t, b;
 	struct emu_hwq *q;
 	size_t i;
 
-	if (!f) {
-		fprintf(stderr, "mana-emu: stats %s: %s\n", path,
-			strerror(errno));
-		return;
+	o.n = 0;
+	o.err = 0;
+	o.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o.fd < 0) {
+		o.err = -errno;
+		goto out;
 	}
-	fprintf(f, "# type id frames bytes drops errors\n");
+	sout(&o, "# type id frames bytes drops errors\n");
 	for (i = 0; i < dev.nretired; i++)
-		dump_queue(f, dev.retired[i].type, dev.retired[i].id,
+		dump_queue(&o, dev.retired[i].type, dev.retired[i].id,
 			   &dev.retired[i].st);
 	for (t = EMU_HWQ_SQ; t <= EMU_HWQ_CQ; t++)
 		for (b = 0; b < HWQ_HASH_SIZE; b++)
 			for (q = dev.hash[t][b]; q; q = q->hash_next)
-				dump_queue(f, q->type, q->id, &q->st);
-	dump_ports(f);
-	fprintf(f, "# device doorbells bad_doorbells foreign_doorbells "
-		"frames_sent fatal\n");
-	fprintf(f, "device %llu %llu %llu %llu %d\n",
-		(unsigned long long)dev.doorbells,
-		(unsigned long long)dev.bad_doorbells,
-		(unsigned long long)dev.foreign_doorbells,
-		(unsigned long long)dev.tx_total, dev.fatal);
-	fclose(f);
+				dump_queue(&o, q->type, q->id, &q->st);
+	dump_ports(&o);
+	sout(&o, "# device doorbells bad_doorbells foreign_doorbells "
+	     "frames_sent fatals\n");
+	sout(&o, "device %llu %llu %llu %llu %u\n",
+	     (unsigned long long)dev.doorbells,
+	     (unsigned long long)dev.bad_doorbells,
+	     (unsigned long long)dev.foreign_doorbells,
+	     (unsigned long long)dev.tx_total, dev.fatal_count);
+	sout_flush(&o);
+	if (close(o.fd) && !o.err && errno != EINTR)
+		o.err = -errno;
+out:
+	if (o.err) {
+		char msg[PATH_MAX + 96];
+		int len = snprintf(msg, sizeof(msg), "mana-emu: stats %s: %s\n",
+				   path, strerror(-o.err));
+
+		if (len > 0 && write(STDERR_FILENO, msg, strnlen(msg, sizeof(msg))) < 0)
+			len = 0;	/* nowhere left to say it */
+		emu_report_failure('S');
+	}
+	return o.err;
+}
+
+/*
+ * A fatal signal is about to end the process: write the statistics now,
+ * as exit would.  Without the lock if another thread holds it (the
+ * process is dying; a torn counter beats no file).
+ */
+void emu_device_dump_on_signal(void)
+{
+	const char *path = emu.opts.stats[0] ? emu.opts.stats :
+					       getenv(MANA_EMU_ENV_STATS);
+	bool locked = !pthread_mutex_trylock(&emu.lock);
+	static atomic_bool done;
+
+	if (path && *path && dev.used && !atomic_exchange(&done, true))
+		dump_stats(path);
+	if (locked)
+		pthread_mutex_unlock(&emu.lock);
 }
 
 /* Wait (bounded) for the device thread to leave. */

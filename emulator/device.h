@@ -94,6 +94,8 @@ void emu_device_trap_ready(void);
  * (MANA_EMU_STATS / --stats), close the backends.
  */
 void emu_device_shutdown(void);
+/* A fatal signal ends the process: dump the statistics now (once). */
+void emu_device_dump_on_signal(void);
 /* In a forked child: the device thread did not come along. */
 void emu_device_fork_child(void);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "kernel.h"
 #include "mana_emu.h"
 #include "sysfs.h"
+#include "trap.h"
 
 struct emu_state emu = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -25,6 +27,7 @@ uint8_t emu_fd_kinds[EMU_MAX_FDS];
 static void *fd_objs[EMU_MAX_FDS];
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+bool emu_started;
 static pid_t self_pid;		/* getpid() of this process, for pvm_copy() */
 
 static void emu_vlog(const char *fmt, va_list ap)
@@ -100,13 +103,47 @@ static void fork_child(void)
 	pthread_mutex_unlock(&emu.lock);
 }
 
+/*
+ * MANA_EMU_REPORT_FD="FD:INODE", set by the launcher: a pipe to report
+ * failures on.  The inode tells whether the program has reused the fd.
+ */
+static int report_fd = -1;
+static ino_t report_ino;
+
+static void setup_report_fd(void)
+{
+	const char *env = getenv(MANA_EMU_ENV_REPORT_FD);
+	unsigned long long ino;
+	int fd;
+
+	if (env && sscanf(env, "%d:%llu", &fd, &ino) == 2 && fd >= 0) {
+		report_fd = fd;
+		report_ino = (ino_t)ino;
+	}
+}
+
+void emu_report_failure(char code)
+{
+	struct stat st;
+
+	if (report_fd < 0 || fstat(report_fd, &st) || !S_ISFIFO(st.st_mode) ||
+	    st.st_ino != report_ino)
+		return;
+	if (write(report_fd, &code, 1) != 1)
+		return;
+}
+
 static void do_init(void)
 {
 	self_pid = getpid();
 	load_options();
 	setup_sysfs();
+	setup_report_fd();
 	emu_kernel_init(&emu.opts);
+	emu_exit_signals_setup();
+	trap_set_fatal_hook(emu_device_dump_on_signal);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&emu_started, true, __ATOMIC_RELEASE);
 }
 
 void emu_init(void)

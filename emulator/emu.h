@@ -43,6 +43,18 @@ extern struct emu_state emu;
 /* Make sure the constructor work (options, sysfs, device) has run. */
 void emu_init(void);
 
+/*
+ * emu_init() has completed.  Interposers that other libraries'
+ * constructors may call before ours (and, in a sanitizer build, before
+ * the ASan runtime has initialised: interpose.c is not instrumented, the
+ * rest is) pass straight through to libc until then.
+ */
+extern bool emu_started;
+static inline bool emu_ready(void)
+{
+	return __atomic_load_n(&emu_started, __ATOMIC_ACQUIRE);
+}
+
 /* fd table */
 static inline enum emu_fd_kind emu_fd_kind(int fd)
 {
@@ -92,5 +104,14 @@ int emu_user_is_cleared(const void *src, size_t len);
 void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define emu_verbose() (emu.opts.verbose)
 const char *emu_errname(int err);	/* "ENOSPC" for 28 or -28, "0" */
+
+/* Our SIG_DFL stand-ins for the terminating signals (exit_signal.c). */
+void emu_exit_signals_setup(void);
+/*
+ * Tell the launcher something went wrong that must fail the run
+ * (@code 'S': the statistics file could not be written).  Async-signal
+ * safe; nothing without the launcher.
+ */
+void emu_report_failure(char code);
 
 #endif /* MANA_EMU_EMU_H */

@@ -34,6 +34,7 @@
 #include "emu_defs.h"
 #include "kernel.h"
 #include "netlink.h"
+#include "exit_signal.h"
 #include "trap.h"
 #include "uverbs.h"
 
@@ -693,12 +694,69 @@ EMU_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 	return REAL(mmap64)(addr, len, prot, flags, fd, offset);
 }
 
+/*
+ * mprotect() over a doorbell page would end the trap (a writable page
+ * takes stores without a fault, and the device never sees them).  On
+ * hardware the page stays a device page whatever the program asks, so
+ * the doorbell pages in the range keep their trap and the rest of the
+ * range gets @prot: success while @prot keeps write access (the page is
+ * still writable as far as the program can tell).  Taking write access
+ * away cannot be emulated (stores would have to fault for the program):
+ * EACCES ("cannot be given the specified access"), nothing changed.
+ * Either way it is said once on stderr.
+ */
+#define MPROTECT_DB_MAX 64
+
+static void mprotect_log(bool refused, void *addr, size_t len, int prot)
+{
+	static bool said[2];
+
+	if (said[refused] && !emu_verbose())
+		return;
+	said[refused] = true;
+	emu_log("mprotect(%p, %zu, 0x%x) covers a doorbell page: %s", addr,
+		len, prot, refused ? "refused (EACCES), it must stay writable" :
+		"the doorbell page stays trapped, the rest is changed");
+}
+
+EMU_EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	uintptr_t pages[MPROTECT_DB_MAX], start = (uintptr_t)addr, end, cur;
+	unsigned int n, i;
+
+	if (!emu_ready() || !emu_mmap_tracked() ||
+	    (start & (EMU_PAGE_SIZE - 1)) || !len ||
+	    start + len < start)
+		return REAL(mprotect)(addr, len, prot);
+	end = (start + len + EMU_PAGE_SIZE - 1) & ~(EMU_PAGE_SIZE - 1);
+	pthread_mutex_lock(&emu.lock);
+	n = emu_doorbell_pages_in(start, end, pages, MPROTECT_DB_MAX);
+	pthread_mutex_unlock(&emu.lock);
+	if (!n)
+		return REAL(mprotect)(addr, len, prot);
+	if (!(prot & PROT_WRITE)) {
+		mprotect_log(true, addr, len, prot);
+		errno = EACCES;
+		return -1;
+	}
+	mprotect_log(false, addr, len, prot);
+	for (cur = start, i = 0; i <= n; i++) {
+		uintptr_t stop = i < n ? pages[i] : end;
+
+		if (stop > cur && REAL(mprotect)((void *)cur, stop - cur, prot))
+			return -1;
+		if (i < n)
+			cur = pages[i] + EMU_PAGE_SIZE;
+	}
+	return 0;
+}
+
 /* A doorbell page is reference counted (see kernel.c): not unmapped here. */
 EMU_EXPORT int munmap(void *addr, size_t len)
 {
 	bool done = false;
 
-	if (emu_mmap_tracked()) {
+	if (emu_ready() && emu_mmap_tracked()) {
 		pthread_mutex_lock(&emu.lock);
 		done = emu_munmap_doorbell(addr, len);
 		pthread_mutex_unlock(&emu.lock);
@@ -713,16 +771,32 @@ EMU_EXPORT int munmap(void *addr, size_t len)
  * passes foreign faults to (trap_chain_sigaction), so doorbell stores
  * keep working under Python's faulthandler, ASan and the like.
  */
+static int real_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *oldact)
+{
+	return REAL(sigaction)(sig, act, oldact);
+}
+
+void emu_exit_signals_setup(void)
+{
+	emu_exit_signals_init(real_sigaction);
+}
+
 EMU_EXPORT int sigaction(int sig, const struct sigaction *act,
 			 struct sigaction *oldact)
 {
 	int ret;
 
+	if (!emu_ready())
+		return REAL(sigaction)(sig, act, oldact);
 	if (sig == SIGSEGV) {
 		ret = trap_chain_sigaction(act, oldact);
 		if (ret != -ENOENT)
 			return set_errno(ret);
 	}
+	ret = emu_exit_signal_sigaction(sig, act, oldact, real_sigaction);
+	if (ret != -ENOENT)
+		return set_errno(ret);
 	return REAL(sigaction)(sig, act, oldact);
 }
 
@@ -730,9 +804,19 @@ EMU_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa = { .sa_handler = handler,
 				.sa_flags = SA_RESTART }, old;
+	int ret;
 
+	if (!emu_ready())
+		return REAL(signal)(sig, handler);
 	if (sig == SIGSEGV && !trap_chain_sigaction(&sa, &old))
 		return old.sa_handler;
+	ret = emu_exit_signal_sigaction(sig, &sa, &old, real_sigaction);
+	if (!ret)
+		return old.sa_handler;
+	if (ret != -ENOENT) {
+		errno = -ret;
+		return SIG_ERR;
+	}
 	return REAL(signal)(sig, handler);
 }
 

@@ -545,9 +545,9 @@ int emu_check_mr_access(uint32_t access)
 		return -EINVAL;
 	if (access & ~CORE_ACCESS_SUPPORTED)
 		return -EINVAL;
-	/* No on-demand paging on MANA. */
+	/* No on-demand paging on MANA (no IBK_ON_DEMAND_PAGING): EOPNOTSUPP. */
 	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -1532,6 +1532,37 @@ bool emu_munmap_doorbell(void *addr, size_t len)
 		return true;
 	}
 	return orphan_unmap(addr);
+}
+
+static void page_collect(void *page, uintptr_t start, uintptr_t end,
+			 uintptr_t *out, unsigned int max, unsigned int *n)
+{
+	uintptr_t p = (uintptr_t)page;
+
+	if (page && p < end && p + EMU_PAGE_SIZE > start && *n < max)
+		out[(*n)++] = p;
+}
+
+unsigned int emu_doorbell_pages_in(uintptr_t start, uintptr_t end,
+				   uintptr_t *out, unsigned int max)
+{
+	struct emu_ucontext *ctx;
+	struct db_orphan *o;
+	unsigned int n = 0, i, j;
+
+	for (ctx = contexts; ctx; ctx = ctx->next)
+		page_collect(ctx->db_page, start, end, out, max, &n);
+	for (o = db_orphans; o; o = o->next)
+		page_collect(o->page, start, end, out, max, &n);
+	/* in address order, for the caller's walk over the range */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && out[j - 1] > out[j]; j--) {
+			uintptr_t t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
 }
 
 /* ---- test API -------------------------------------------------------------- */

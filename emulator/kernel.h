@@ -305,6 +305,12 @@ void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 bool emu_mmap_tracked(void);
 /* munmap() of [addr, addr + len): true if it was a doorbell page (done). */
 bool emu_munmap_doorbell(void *addr, size_t len);
+/*
+ * Trapped doorbell pages (mapped, or orphaned by a closed context) that
+ * overlap [start, end), in address order: how many (at most @max).
+ */
+unsigned int emu_doorbell_pages_in(uintptr_t start, uintptr_t end,
+				   uintptr_t *out, unsigned int max);
 /* The live context with this serial (the trap cookie), or NULL. */
 struct emu_ucontext *emu_ucontext_find(uint64_t serial);
 uint32_t emu_ucontext_count(void);

@@ -28,12 +28,15 @@
  * LD_PRELOAD.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,11 +183,57 @@ static void exec_child(char *const argv[])
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+/*
+ * A pipe the library reports failures on that must fail the run (a
+ * statistics file it could not write): the write end is inherited by the
+ * command, named with its inode in MANA_EMU_REPORT_FD.
+ */
+static int report_pipe[2] = { -1, -1 };
+
+static int setup_report_pipe(void)
+{
+	char val[64];
+	struct stat st;
+
+	if (pipe2(report_pipe, O_CLOEXEC) || fstat(report_pipe[1], &st)) {
+		perror(PROG ": pipe");
+		return -1;
+	}
+	/* the command inherits the write end; we keep only the read end */
+	if (fcntl(report_pipe[1], F_SETFD, 0) ||
+	    fcntl(report_pipe[0], F_SETFL, O_NONBLOCK)) {
+		perror(PROG ": fcntl");
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%d:%llu", report_pipe[1],
+		 (unsigned long long)st.st_ino);
+	if (setenv(MANA_EMU_ENV_REPORT_FD, val, 1)) {
+		perror(PROG ": setenv");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the library reported: 'S' if a statistics file was not written. */
+static bool stats_failed(void)
+{
+	char buf[64];
+	bool failed = false;
+	ssize_t n, i;
+
+	while ((n = read(report_pipe[0], buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++)
+			failed |= buf[i] == 'S';
+	return failed;
+}
+
 static int run(char *const argv[])
 {
 	int status;
 	pid_t pid;
 
+	if (setup_report_pipe())
+		return EXIT_LAUNCHER;
 	set_parent_signals();
 	pid = fork();
 	if (pid < 0) {
@@ -194,15 +243,22 @@ static int run(char *const argv[])
 	if (pid == 0)
 		exec_child(argv);
 	child_pid = pid;
+	close(report_pipe[1]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			perror(PROG ": waitpid");
 			return EXIT_LAUNCHER;
 		}
 	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				       WEXITSTATUS(status);
+	/* the command's own failure first, else ours */
+	if (stats_failed()) {
+		fprintf(stderr, PROG ": the statistics file was not written\n");
+		if (!status)
+			status = EXIT_LAUNCHER;
+	}
+	return status;
 }
 
 int main(int argc, char *argv[])

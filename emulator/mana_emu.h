@@ -88,6 +88,16 @@ int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out);
  */
 int mana_emu_quiesce(int timeout_ms);
 
+/*
+ * Fault sweep: uverbs commands handled so far, and make the @nth command
+ * from now (1 = the next) fail with @err before its handler runs (0: no
+ * fault).  0, or -EINVAL for an errno outside 1..4095.
+ */
+#define MANA_EMU_COMMAND_COUNT_SYM "mana_emu_command_count"
+uint64_t mana_emu_command_count(void);
+#define MANA_EMU_FAULT_FAIL_CMD_SYM "mana_emu_fault_fail_cmd"
+int mana_emu_fault_fail_cmd(uint64_t nth, int err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -92,8 +94,8 @@ static int parse_mac(struct mana_emu_options *opts, const char *val,
 			return -1;
 		mac[i] = hi << 4 | lo;
 	}
-	/* A port address must be unicast (I/G bit clear). */
-	if (mac[0] & 1)
+	/* A port address must be unicast (I/G bit clear) and not all zero. */
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
 		return -1;
 	memcpy(opts->mac, mac, sizeof(mac));
 	return 0;
@@ -204,6 +206,78 @@ static int parse_fault_one(struct mana_emu_options *opts, const char *item,
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	int value;
+} fail_errnos[] = {
+	{ "ENOMEM", ENOMEM }, { "EINVAL", EINVAL }, { "EIO", EIO },
+	{ "EBUSY", EBUSY }, { "EFAULT", EFAULT }, { "EPERM", EPERM },
+	{ "EACCES", EACCES }, { "ENOSPC", ENOSPC }, { "EAGAIN", EAGAIN },
+	{ "EOPNOTSUPP", EOPNOTSUPP }, { "ENODEV", ENODEV }, { "ENOENT", ENOENT },
+	{ "ETIMEDOUT", ETIMEDOUT },
+};
+
+#define FAIL_ERRNO_COUNT (sizeof(fail_errnos) / sizeof(fail_errnos[0]))
+
+/* A command name as --verbose shows it: CREATE_CQ, EX_CREATE_QP, QP/QP_CREATE */
+static bool cmd_name_ok(const char *name, size_t max)
+{
+	const char *c;
+
+	if (!*name || strlen(name) >= max || isdigit((unsigned char)*name))
+		return false;
+	for (c = name; *c; c++)
+		if (!isupper((unsigned char)*c) && !isdigit((unsigned char)*c) &&
+		    *c != '_' && *c != '/')
+			return false;
+	return true;
+}
+
+/* fail-cmd=N:ERRNO or NAME:ERRNO, ERRNO a name above or a number 1..4095 */
+static int parse_fail_cmd(struct mana_emu_options *opts, const char *item,
+			  size_t len)
+{
+	char val[64], *colon, *end;
+	unsigned long long n = 0;
+	unsigned long e;
+	size_t i;
+
+	if (len >= sizeof(val))
+		return -1;
+	memcpy(val, item, len);
+	val[len] = 0;
+	colon = strrchr(val, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	if (isdigit((unsigned char)val[0])) {
+		errno = 0;
+		n = strtoull(val, &end, 10);
+		if (errno || *end || !n)
+			return -1;
+	} else if (!cmd_name_ok(val, sizeof(opts->fault_fail_name))) {
+		return -1;
+	}
+	for (i = 0; i < FAIL_ERRNO_COUNT; i++)
+		if (!strcmp(colon + 1, fail_errnos[i].name))
+			break;
+	if (i < FAIL_ERRNO_COUNT) {
+		e = fail_errnos[i].value;
+	} else {
+		if (!isdigit((unsigned char)colon[1]))
+			return -1;
+		e = strtoul(colon + 1, &end, 10);
+		if (*end || !e || e > 4095)
+			return -1;
+	}
+	opts->fault_fail_cmd = n;
+	opts->fault_fail_errno = e;
+	memset(opts->fault_fail_name, 0, sizeof(opts->fault_fail_name));
+	if (!n)
+		memcpy(opts->fault_fail_name, val, strlen(val));
+	return 0;
+}
+
 /* Comma-separated NAME=N items; repeated --fault options add up. */
 static int parse_fault(struct mana_emu_options *opts, const char *val,
 		       char *err, size_t errlen)
@@ -212,11 +286,16 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 	struct mana_emu_options tmp = *opts;
 
 	do {
+		size_t len;
+
 		comma = strchr(p, ',');
-		if (parse_fault_one(&tmp, p, comma ? (size_t)(comma - p) :
-						   strlen(p))) {
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len > 9 && !strncmp(p, "fail-cmd=", 9) ?
+		    parse_fail_cmd(&tmp, p + 9, len - 9) :
+		    parse_fault_one(&tmp, p, len)) {
 			emu_set_err(err, errlen, "--fault: invalid value '%s' "
-				"(expected fatal-after=N or drop-cqe=N, N >= 1, "
+				"(expected fatal-after=N, drop-cqe=N or "
+				"fail-cmd=N:ERRNO or fail-cmd=NAME:ERRNO, N >= 1, "
 				"comma separated)", val);
 			return PARSE_ERR_SET;
 		}
@@ -224,6 +303,10 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 	} while (comma);
 	opts->fault_fatal_after = tmp.fault_fatal_after;
 	opts->fault_drop_cqe = tmp.fault_drop_cqe;
+	opts->fault_fail_cmd = tmp.fault_fail_cmd;
+	opts->fault_fail_errno = tmp.fault_fail_errno;
+	memcpy(opts->fault_fail_name, tmp.fault_fail_name,
+	       sizeof(opts->fault_fail_name));
 	return 0;
 }
 
@@ -269,7 +352,7 @@ static int format_backend(const struct mana_emu_options *opts, char *buf,
 static int format_fault(const struct mana_emu_options *opts, char *buf,
 			size_t len)
 {
-	char val[96] = "";
+	char val[160] = "";
 	size_t used = 0, n = 0, i;
 
 	for (i = 0; i < FAULT_COUNT; i++) {
@@ -280,6 +363,14 @@ static int format_fault(const struct mana_emu_options *opts, char *buf,
 			n += snprintf(val + n, sizeof(val) - n, "%s%s=%llu",
 				      n ? "," : "", faults[i].name, v);
 	}
+	if (opts->fault_fail_cmd)
+		n += snprintf(val + n, sizeof(val) - n, "%sfail-cmd=%llu:%u",
+			      n ? "," : "", opts->fault_fail_cmd,
+			      opts->fault_fail_errno);
+	else if (opts->fault_fail_name[0])
+		n += snprintf(val + n, sizeof(val) - n, "%sfail-cmd=%s:%u",
+			      n ? "," : "", opts->fault_fail_name,
+			      opts->fault_fail_errno);
 	if (n)
 		word_append(buf, len, &used, "fault", val);
 	return used;
@@ -414,6 +505,29 @@ static int parse_hugepages(struct mana_emu_options *opts, const char *val,
 	return 0;
 }
 
+static int parse_rss_hash(struct mana_emu_options *opts, const char *val,
+			  char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (!strcmp(val, "device"))
+		opts->rss_hash = MANA_EMU_RSS_HASH_DEVICE;
+	else if (!strcmp(val, "mask"))
+		opts->rss_hash = MANA_EMU_RSS_HASH_MASK;
+	else
+		return PARSE_ERR_GENERIC;
+	return 0;
+}
+
+/* Only when changed: the default normalised string stays short. */
+static int format_rss_hash(const struct mana_emu_options *opts, char *buf,
+			   size_t len)
+{
+	if (opts->rss_hash == MANA_EMU_RSS_HASH_DEVICE)
+		return 0;
+	return snprintf(buf, len, "--rss-hash=mask");
+}
+
 #define FIELD(f) offsetof(struct mana_emu_options, f)
 
 static const struct opt_def opt_table[] = {
@@ -460,9 +574,15 @@ static const struct opt_def opt_table[] = {
 	{ .name = "fault", .kind = OPT_CUSTOM, .parse = parse_fault,
 	  .format_words = format_fault, .metavar = "NAME=N[,...]",
 	  .help = "fatal-after=N: device fatal after N frames sent;\n"
-		  "                                 drop-cqe=N: withhold the Nth CQE" },
+		  "                                 drop-cqe=N: withhold the Nth CQE;\n"
+		  "                                 fail-cmd=N|NAME:ERRNO: fail the Nth uverbs\n"
+		  "                                 command, or the first named NAME" },
 	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
+	{ .name = "rss-hash", .kind = OPT_CUSTOM, .parse = parse_rss_hash,
+	  .format_words = format_rss_hash, .metavar = "device|mask",
+	  .help = "RSS input: device (default: 4-tuple for TCP/UDP,\n"
+		  "                                 else IP pair) or the QP's fields mask" },
 	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
 	  .offset = FIELD(help), .no_format = true,
 	  .help = "show this help" },
@@ -556,6 +676,49 @@ static void describe_expected(const struct opt_def *def, char *buf,
 	}
 }
 
+/*
+ * An output file (--pcap, --stats) must be creatable now, not only when
+ * the device first writes it inside the program: an existing file must
+ * be a writable non-directory, else its directory must be a writable
+ * directory.
+ */
+static int check_out_path(const char *path, const char *name, char *err,
+			  size_t errlen)
+{
+	char dir[MANA_EMU_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int e = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			e = EISDIR;
+		else if (access(path, W_OK))
+			e = errno;
+	} else if (errno != ENOENT) {
+		e = errno;
+	} else {
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == path)
+			snprintf(dir, sizeof(dir), "/");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
+				 path);
+		if (stat(dir, &st))
+			e = errno;
+		else if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+		else if (access(dir, W_OK | X_OK))
+			e = errno;
+	}
+	if (!e)
+		return 0;
+	emu_set_err(err, errlen, "--%s: cannot write '%s': %s", name, path,
+		    strerror(e));
+	return MANA_EMU_OPT_ERROR;
+}
+
 static int apply_value(struct mana_emu_options *opts,
 		       const struct opt_def *def, const char *val, char *err,
 		       size_t errlen)
@@ -582,7 +745,8 @@ static int apply_value(struct mana_emu_options *opts,
 		break;
 	case OPT_PATH:
 		if (copy_value(path_field(opts, def), MANA_EMU_PATH_MAX, val,
-			       def->name, err, errlen))
+			       def->name, err, errlen) ||
+		    check_out_path(val, def->name, err, errlen))
 			return MANA_EMU_OPT_ERROR;
 		return 0;
 	case OPT_CUSTOM:

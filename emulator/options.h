@@ -15,6 +15,7 @@
 #define MANA_EMU_ENV_OPTIONS "MANA_EMU_OPTIONS"
 #define MANA_EMU_ENV_SYSFS "MANA_EMU_SYSFS"
 #define MANA_EMU_ENV_STATS "MANA_EMU_STATS"
+#define MANA_EMU_ENV_REPORT_FD "MANA_EMU_REPORT_FD"
 #define MANA_EMU_SPEC_MAX 128		/* "socket:" + a sun_path, "tap:" + name */
 #define MANA_EMU_PATH_MAX 1024
 #define MANA_EMU_RX_HOLD_DEFAULT 4096
@@ -28,6 +29,12 @@ enum mana_emu_provider {
 enum mana_emu_transport {
 	MANA_EMU_TRANSPORT_IOCTL,
 	MANA_EMU_TRANSPORT_WRITE,
+};
+
+/* What the device hashes a received frame by (--rss-hash). */
+enum mana_emu_rss_hash {
+	MANA_EMU_RSS_HASH_DEVICE,	/* its own choice by frame type */
+	MANA_EMU_RSS_HASH_MASK,		/* the RSS QP's rx_hash_fields_mask */
 };
 
 struct mana_emu_options {
@@ -56,6 +63,14 @@ struct mana_emu_options {
 	unsigned int uverbs_mode;	/* permission bits of /dev/infiniband/uverbsN */
 	unsigned int hugepages;		/* 2 MiB pages on NUMA node 0 */
 	bool no_device;			/* no MANA PCI function at all */
+	unsigned int rss_hash;		/* enum mana_emu_rss_hash */
+	/*
+	 * --fault=fail-cmd=N:ERRNO: the Nth uverbs command fails (0 = off),
+	 * or fail-cmd=NAME:ERRNO: the first command of that name ("" = off)
+	 */
+	unsigned long long fault_fail_cmd;
+	unsigned int fault_fail_errno;
+	char fault_fail_name[32];
 };
 
 /* Kernel modules the emulated VM can lack (--no-module=). */

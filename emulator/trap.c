@@ -402,9 +402,19 @@ int trap_chain_sigaction(const struct sigaction *act, struct sigaction *oldact)
  * the faulting thread at the faulting instruction; a SIGSEGV sent with
  * kill() is sent again (it is not blocked: SA_NODEFER).
  */
+static void (*fatal_hook)(void);
+
+void trap_set_fatal_hook(void (*fn)(void))
+{
+	fatal_hook = fn;
+}
+
 static void default_action(int sig, const siginfo_t *si)
 {
 	struct ksigaction dfl = { .handler = SIG_DFL };
+
+	if (fatal_hook)
+		fatal_hook();
 
 	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	if (si->si_code <= 0)

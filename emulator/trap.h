@@ -95,6 +95,9 @@ int trap_event_wait(int timeout_ms);
  */
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
 
+/* Called before a foreign SIGSEGV takes its default action (ends us). */
+void trap_set_fatal_hook(void (*fn)(void));
+
 /*
  * For a sigaction(SIGSEGV) interposer: once the trap is installed, the
  * application's handler becomes the one doorbell-unrelated faults are

@@ -964,6 +964,63 @@ static void setup_ex_bundle(struct emu_bundle *b,
 		   resp ? resp + out : NULL, ex->provider_out_words * 8);
 }
 
+/*
+ * --fault=fail-cmd=N:ERRNO and mana_emu_fault_fail_cmd(): every uverbs
+ * command (write or ioctl method, INVOKE_WRITE counted once) that gets as
+ * far as its handler is numbered from 1; the chosen one fails with the
+ * errno before the handler runs, as if the driver had refused it, and
+ * leaves nothing behind.  Under emu.lock.
+ */
+static uint64_t cmd_count;
+static uint64_t fail_at;	/* 0: none */
+static int fail_errno;
+static bool fail_from_options;
+static bool fail_by_name;	/* --fault=fail-cmd=NAME:ERRNO still armed */
+
+static int fault_cmd(const char *name)
+{
+	if (!fail_from_options) {
+		fail_from_options = true;
+		fail_at = emu.opts.fault_fail_cmd;
+		fail_by_name = emu.opts.fault_fail_name[0];
+		fail_errno = emu.opts.fault_fail_errno;
+	}
+	++cmd_count;
+	if (fail_by_name && !strcmp(name, emu.opts.fault_fail_name))
+		fail_by_name = false;
+	else if (!fail_at || cmd_count != fail_at)
+		return 0;
+	else
+		fail_at = 0;
+	if (emu_verbose())
+		emu_log("--fault=fail-cmd: command %llu (%s) fails with %s",
+			(unsigned long long)cmd_count, name,
+			emu_errname(fail_errno));
+	return -fail_errno;
+}
+
+EMU_EXPORT uint64_t mana_emu_command_count(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&emu.lock);
+	n = cmd_count;
+	pthread_mutex_unlock(&emu.lock);
+	return n;
+}
+
+EMU_EXPORT int mana_emu_fault_fail_cmd(uint64_t nth, int err)
+{
+	if (err <= 0 || err > 4095)
+		return -EINVAL;
+	pthread_mutex_lock(&emu.lock);
+	fail_from_options = true;
+	fail_at = nth ? cmd_count + nth : 0;
+	fail_errno = err;
+	pthread_mutex_unlock(&emu.lock);
+	return 0;
+}
+
 ssize_t emu_uverbs_write(struct emu_file *file, const void *buf, size_t count)
 {
 	struct ib_uverbs_ex_cmd_hdr ex = {};
@@ -1001,7 +1058,9 @@ ssize_t emu_uverbs_write(struct emu_file *file, const void *buf, size_t count)
 		if (ret)
 			goto out;
 	}
-	ret = cmd->handler(&b);
+	ret = fault_cmd(cmd->name);
+	if (!ret)
+		ret = cmd->handler(&b);
 out:
 	if (emu_verbose())
 		emu_log("write fd %d cmd 0x%x %s -> %s", file->fd, hdr.command,
@@ -1224,7 +1283,8 @@ static int m_invoke_write(struct emu_call *c)
 	if (c->b.ucore.inlen < cmd->req_size ||
 	    c->b.ucore.outlen < cmd->resp_size)
 		return -ENOSPC;
-	return cmd->handler(&c->b);
+	ret = fault_cmd(cmd->name);
+	return ret ? ret : cmd->handler(&c->b);
 }
 
 static int m_get_context(struct emu_call *c)
@@ -1957,6 +2017,10 @@ static int run_method(struct emu_call *c, unsigned int num_attrs)
 	if (m->has_udata)
 		call_fill_udata(c, &c->b.uhw, UVERBS_ATTR_UHW_IN,
 				UVERBS_ATTR_UHW_OUT);
+	/* INVOKE_WRITE counts as the write command it carries */
+	ret = m->handler == m_invoke_write ? 0 : fault_cmd(m->name);
+	if (ret)
+		return ret;
 	ret = m->handler(c);
 	if (!ret && m->has_udata && call_has_attr(c, UVERBS_ATTR_UHW_OUT))
 		ret = set_output(c, call_attr(c, UVERBS_ATTR_UHW_OUT));

@@ -960,6 +960,321 @@ static void test_socket_fork(void)
 	CHECK(!is_socket(path), "%s left behind (parent first)", path);
 }
 
+/* ---- socket:PATH as a switch for three processes -------------------------- */
+
+#define SW_ETHERTYPE	0x88b6
+#define SW_STATIONS_T	3
+#define SW_BCAST	0xff	/* destination: everyone */
+#define SW_UNKNOWN	0xfe	/* destination: a MAC nobody has */
+
+enum sw_kind { SWK_BCAST, SWK_UNI, SWK_UNKNOWN, SWK_FENCE, SWK_KINDS };
+
+struct sw_counts {
+	unsigned int rx[SW_STATIONS_T][SWK_KINDS];	/* by sender, kind */
+	unsigned int foreign;
+};
+
+struct sw_station_t {
+	unsigned int id;
+	struct backend *b;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct sw_counts c;
+};
+
+static void sw_mac_of(unsigned int station, uint8_t mac[6])
+{
+	static const uint8_t base[6] = { 2, 0, 0, 0, 0x0b, 0 };
+
+	memcpy(mac, base, 6);
+	if (station == SW_BCAST)
+		memset(mac, 0xff, 6);
+	else if (station == SW_UNKNOWN)
+		mac[4] = 0x99;
+	else
+		mac[5] = (uint8_t)station;
+}
+
+static void sw_collect(void *ctx, unsigned int port, const void *frame,
+		       size_t len)
+{
+	struct sw_station_t *st = ctx;
+	const uint8_t *f = frame;
+
+	(void)port;
+	pthread_mutex_lock(&st->lock);
+	if (len >= 16 && f[12] == SW_ETHERTYPE >> 8 &&
+	    f[13] == (SW_ETHERTYPE & 0xff) && f[14] < SWK_KINDS &&
+	    f[15] < SW_STATIONS_T)
+		st->c.rx[f[15]][f[14]]++;
+	else
+		st->c.foreign++;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void sw_send(struct sw_station_t *st, enum sw_kind kind,
+		    unsigned int dst, unsigned int n)
+{
+	uint8_t f[64] = { 0 };
+
+	sw_mac_of(dst, f);
+	sw_mac_of(st->id, f + 6);
+	f[12] = SW_ETHERTYPE >> 8;
+	f[13] = SW_ETHERTYPE & 0xff;
+	f[14] = kind;
+	f[15] = (uint8_t)st->id;
+	while (n--)
+		backend_xmit(st->b, f, sizeof(f));
+}
+
+/* Until every other station's count of @kind reaches @n (bounded wait). */
+static bool sw_wait(struct sw_station_t *st, enum sw_kind kind, unsigned int n)
+{
+	struct timespec due;
+	unsigned int s;
+	bool done;
+
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	due.tv_sec += WAIT_MS / 1000;
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		done = true;
+		for (s = 0; s < SW_STATIONS_T; s++)
+			if (s != st->id && st->c.rx[s][kind] < n)
+				done = false;
+		if (done || pthread_cond_timedwait(&st->cond, &st->lock, &due))
+			break;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return done;
+}
+
+static int sw_open(struct sw_station_t *st, unsigned int id, const char *spec)
+{
+	pthread_condattr_t ca;
+
+	memset(st, 0, sizeof(*st));
+	st->id = id;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	st->b = backend_open(spec, NULL, 1, sw_collect, st);
+	return st->b ? 0 : -1;
+}
+
+static void sw_close(struct sw_station_t *st)
+{
+	backend_close(st->b);
+	pthread_cond_destroy(&st->cond);
+	pthread_mutex_destroy(&st->lock);
+}
+
+/* A command to a station: op 'o'pen, 's'end, 'w'ait, 'r'eport, 'q'uit. */
+struct sw_cmd {
+	char op;
+	uint8_t kind, dst, n;
+};
+
+/* Run command @c on @st (any process); 0 or 1 for the reply byte. */
+static int sw_do(struct sw_station_t *st, const struct sw_cmd *c)
+{
+	if (c->op == 's') {
+		sw_send(st, c->kind, c->dst, c->n);
+		return 0;
+	}
+	if (c->op == 'w')
+		return sw_wait(st, c->kind, c->n) ? 0 : 1;
+	return 0;
+}
+
+static int sw_child(unsigned int id, const char *spec, int cmd_fd, int resp_fd)
+{
+	struct sw_station_t st;
+	struct sw_cmd c;
+	char r;
+
+	if (read(cmd_fd, &c, sizeof(c)) != sizeof(c) || c.op != 'o')
+		return 2;
+	r = sw_open(&st, id, spec) ? 1 : 0;
+	if (write(resp_fd, &r, 1) != 1 || r)
+		return 3;
+	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c) && c.op != 'q') {
+		if (c.op == 'r') {
+			pthread_mutex_lock(&st.lock);
+			r = write(resp_fd, &st.c, sizeof(st.c)) != sizeof(st.c);
+			pthread_mutex_unlock(&st.lock);
+		} else {
+			r = (char)sw_do(&st, &c);
+			/* a failed wait is the parent's to report */
+			r = write(resp_fd, &r, 1) != 1;
+		}
+		if (r)
+			break;
+	}
+	sw_close(&st);
+	return 0;
+}
+
+struct sw_peer {
+	pid_t pid;
+	int cmd, resp;
+};
+
+/* Run @c on station @id (0: ours); false if it failed. */
+static bool sw_run(struct sw_station_t *me, struct sw_peer *peers,
+		   unsigned int id, struct sw_cmd c)
+{
+	char r = 1;
+
+	if (!id)
+		return !sw_do(me, &c);
+	if (write(peers[id].cmd, &c, sizeof(c)) != sizeof(c) ||
+	    read(peers[id].resp, &r, 1) != 1)
+		return false;
+	return !r;
+}
+
+/* Every station sends fence @round and waits for the others'. */
+static bool sw_fence(struct sw_station_t *me, struct sw_peer *peers,
+		     unsigned int round)
+{
+	unsigned int s;
+	bool ok = true;
+
+	for (s = 0; s < SW_STATIONS_T; s++)
+		ok &= sw_run(me, peers, s, (struct sw_cmd){ 's', SWK_FENCE,
+							  SW_BCAST, 1 });
+	for (s = 0; s < SW_STATIONS_T; s++)
+		ok &= sw_run(me, peers, s, (struct sw_cmd){ 'w', SWK_FENCE, 0,
+							  (uint8_t)round });
+	return ok;
+}
+
+/*
+ * Three processes on one socket:PATH: broadcasts reach the two others,
+ * unicast to a learned MAC reaches only its owner, an unknown destination
+ * is flooded, and no station ever gets its own frame back.  Fences
+ * (broadcasts that follow on the same paths) make "nothing else arrived"
+ * a certainty rather than a wait.
+ */
+static void test_socket_switch(void)
+{
+	static const unsigned int uni[SW_STATIONS_T] = { 1, 2, 0 };	/* s -> uni[s] */
+	struct sw_peer peers[SW_STATIONS_T] = { { 0 } };
+	struct sw_counts got[SW_STATIONS_T];
+	struct sw_station_t me;
+	char path[128], spec[160], r;
+	unsigned int i, s, k, want;
+	int status;
+
+	tmp_path(path, sizeof(path), "switch");
+	snprintf(spec, sizeof(spec), "socket:%s", path);
+	signal(SIGPIPE, SIG_IGN);	/* a station that died: a failed check */
+	fflush(NULL);
+	for (i = 1; i < SW_STATIONS_T; i++) {
+		int cmd[2], resp[2];
+
+		if (pipe(cmd) || pipe(resp)) {
+			CHECK(0, "pipe: %s", strerror(errno));
+			return;
+		}
+		peers[i].pid = fork();
+		if (peers[i].pid == 0) {
+			close(cmd[1]);
+			close(resp[0]);
+			_exit(sw_child(i, spec, cmd[0], resp[1]));
+		}
+		close(cmd[0]);
+		close(resp[1]);
+		peers[i].cmd = cmd[1];
+		peers[i].resp = resp[0];
+	}
+	/* we are station 0 and the owner: we open first */
+	CHECK(!sw_open(&me, 0, spec), "open %s: %s", spec, strerror(errno));
+	for (i = 1; i < SW_STATIONS_T; i++) {
+		struct sw_cmd c = { .op = 'o' };
+
+		CHECK(write(peers[i].cmd, &c, sizeof(c)) == sizeof(c) &&
+		      read(peers[i].resp, &r, 1) == 1 && !r, "station %u open", i);
+	}
+	if (check_failed)
+		goto out;
+	/*
+	 * 1. a broadcast from each: everyone learns everyone.  The switch
+	 * (station 0) knows a station once it has read a datagram from it:
+	 * it waits for both broadcasts before it sends its own.
+	 */
+	for (s = 1; s < SW_STATIONS_T; s++)
+		CHECK(sw_run(&me, peers, s, (struct sw_cmd){ 's', SWK_BCAST,
+							SW_BCAST, 1 }),
+		      "broadcast from %u", s);
+	CHECK(sw_run(&me, peers, 0, (struct sw_cmd){ 'w', SWK_BCAST, 0, 1 }),
+	      "the switch heard both stations");
+	CHECK(sw_run(&me, peers, 0, (struct sw_cmd){ 's', SWK_BCAST, SW_BCAST, 1 }),
+	      "broadcast from 0");
+	CHECK(sw_fence(&me, peers, 1), "fence 1");
+	/* 2. unicast to a learned MAC: 1 -> 2, 2 -> 0, 0 -> 1 */
+	for (s = 0; s < SW_STATIONS_T; s++)
+		CHECK(sw_run(&me, peers, s, (struct sw_cmd){ 's', SWK_UNI,
+						     (uint8_t)uni[s], 10 }),
+		      "unicast from %u", s);
+	CHECK(sw_fence(&me, peers, 2), "fence 2");
+	/* 3. an unknown destination from station 1: flooded */
+	CHECK(sw_run(&me, peers, 1, (struct sw_cmd){ 's', SWK_UNKNOWN,
+					      SW_UNKNOWN, 5 }), "unknown");
+	CHECK(sw_fence(&me, peers, 3), "fence 3");
+
+	pthread_mutex_lock(&me.lock);
+	got[0] = me.c;
+	pthread_mutex_unlock(&me.lock);
+	for (i = 1; i < SW_STATIONS_T; i++) {
+		struct sw_cmd c = { .op = 'r' };
+
+		CHECK(write(peers[i].cmd, &c, sizeof(c)) == sizeof(c) &&
+		      read(peers[i].resp, &got[i], sizeof(got[i])) ==
+			      sizeof(got[i]), "report of %u", i);
+	}
+	for (i = 0; i < SW_STATIONS_T; i++) {
+		CHECK(!got[i].foreign, "station %u: %u foreign frames", i,
+		      got[i].foreign);
+		for (s = 0; s < SW_STATIONS_T; s++) {
+			for (k = 0; k < SWK_KINDS; k++) {
+				if (i == s)
+					want = 0;	/* never back to the sender */
+				else if (k == SWK_BCAST)
+					want = 1;
+				else if (k == SWK_FENCE)
+					want = 3;
+				else if (k == SWK_UNI)
+					want = uni[s] == i ? 10 : 0;
+				else
+					want = s == 1 ? 5 : 0;
+				CHECK(got[i].rx[s][k] == want,
+				      "station %u got %u frames of kind %u from %u, want %u",
+				      i, got[i].rx[s][k], k, s, want);
+			}
+		}
+	}
+out:
+	for (i = 1; i < SW_STATIONS_T; i++) {
+		struct sw_cmd c = { .op = 'q' };
+
+		if (write(peers[i].cmd, &c, sizeof(c)) != sizeof(c))
+			CHECK(0, "quit %u", i);
+		close(peers[i].cmd);
+		close(peers[i].resp);
+		status = -1;
+		waitpid(peers[i].pid, &status, 0);
+		CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "station %u status %#x", i, status);
+	}
+	sw_close(&me);
+	CHECK(!is_socket(path), "%s left behind", path);
+}
+
 /* ---- tap:IFNAME (root, own network namespace) ---------------------------- */
 
 #define TAP_NAME	"mtap0"
@@ -1122,6 +1437,7 @@ int main(void)
 	test_socket_pair();
 	test_socket_stale();
 	test_socket_fork();
+	test_socket_switch();
 	test_tap();
 
 	fds1 = count_entries("/proc/self/fd");

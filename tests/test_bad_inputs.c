@@ -198,7 +198,7 @@ static int table_null(struct env *e)
 }
 
 enum rss_fault { RSS_XOR, RSS_KEY32, RSS_NOKEY, RSS_FIELDS, RSS_SEND, RSS_SHARED_CQ,
-		 RSS_BAD_PORT, RSS_TWICE, RSS_RECV_SGE };
+		 RSS_BAD_PORT, RSS_TWICE, RSS_RECV_SGE, RSS_SAME_TABLE };
 
 static int rss_with(struct env *e, enum rss_fault f)
 {
@@ -254,6 +254,15 @@ static int rss_with(struct env *e, enum rss_fault f)
 		xdestroy_cq(cq2);
 		goto cleanup;
 	}
+	case RSS_SAME_TABLE:
+		/* mana_ib: pd->has_rss_qp -> EBUSY before the WQs are looked at */
+		first = ibv_create_qp_ex(e->ctx, &qa);
+		CHECK(first != NULL, "first RSS QP: %s", strerror(errno));
+		qp = ibv_create_qp_ex(e->ctx, &qa);
+		err = qp ? 0 : errno;
+		xdestroy_qp(qp);
+		xdestroy_qp(first);
+		goto cleanup;
 	default: break;
 	}
 	qp = ibv_create_qp_ex(e->ctx, &qa);
@@ -280,6 +289,7 @@ static int rss_shared_cq(struct env *e) { return rss_with(e, RSS_SHARED_CQ); }
 static int rss_bad_port(struct env *e) { return rss_with(e, RSS_BAD_PORT); }
 static int rss_recv_sge(struct env *e) { return rss_with(e, RSS_RECV_SGE); }
 static int rss_twice(struct env *e) { return rss_with(e, RSS_TWICE); }
+static int rss_same_table(struct env *e) { return rss_with(e, RSS_SAME_TABLE); }
 
 static int sq_with(struct env *e, uint32_t wr, uint32_t sge, uint32_t inl,
 		   enum ibv_qp_type type, bool no_cq, struct ibv_pd *pd)
@@ -509,6 +519,7 @@ static const struct bad_case {
 	{ "rss: port 9", rss_bad_port, EINVAL },
 	{ "rss: 16 receive SGEs", rss_recv_sge, EINVAL },
 	{ "rss: second RSS QP on a vport", rss_twice, EBUSY },
+	{ "rss: second RSS QP on the same table", rss_same_table, EBUSY },
 	{ "qp: RC", sq_rc, EOPNOTSUPP },
 	{ "qp: UD", sq_ud, EOPNOTSUPP },
 	{ "qp: zero max_send_wr", sq_zero_wr, EINVAL },

@@ -9,10 +9,13 @@
  *
  * Usage (under mana-emu): test_emu_device CASE
  *   loopback | errors | nobuf | overflow | rss | channel | threads |
- *   offload | coalesce | fatal | sigusr2 | drop_cqe | netdev
+ *   offload | coalesce | fatal | sigusr2 | drop_cqe | netdev |
+ *   rss_udp | rss_udp_mask | die_term | die_abort | mprotect
  * (nobuf wants --rx-hold=8, coalesce --rx-coalesce, fatal
  *  --fault=fatal-after=5, drop_cqe --fault=drop-cqe=3, netdev --netdev-up
- *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE)
+ *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE, rss_udp_mask --rss-hash=mask,
+ *  die_* --fault=fatal-after=5 --stats=FILE: a device fatal, then the
+ *  program dies of SIGTERM or abort(); the statistics must be written)
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -79,7 +83,8 @@ static struct env {
 	struct ibv_qp *rss;
 	struct ibv_comp_channel *channel;
 	uint16_t sport[MAXQ];	/* a UDP source port steered to RQ i */
-} E;
+	uint64_t fields;	/* the RSS QP's rx_hash_fields_mask */
+} E = { .fields = FIELDS };
 
 /* ---- emulator test API ---------------------------------------------------- */
 
@@ -374,7 +379,7 @@ static bool setup_rss(void)
 		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
 				  .rx_hash_key_len = sizeof(key),
 				  .rx_hash_key = (uint8_t *)key,
-				  .rx_hash_fields_mask = FIELDS },
+				  .rx_hash_fields_mask = E.fields },
 	};
 	struct ibv_rwq_ind_table_init_attr ta = { 0 };
 	struct ibv_wq *wqs[MAXQ];
@@ -568,6 +573,32 @@ static void case_loopback(void)
 		q = qinfo(MANA_EMU_QUEUE_CQ, r->cq.dv.cq_id);
 		CHECK(q.frames == n && !q.drops, "CQ counters");
 	}
+}
+
+/*
+ * The program mprotect()s the doorbell page: making it writable keeps the
+ * trap (no doorbell lost, as on hardware where the page stays a device
+ * page); taking write access away is refused with EACCES.
+ */
+static void case_mprotect(void)
+{
+	void *db = E.sq[0].dv.db_page;
+
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_READ) == -1 && errno == EACCES,
+	      "mprotect read-only: errno %d", errno);
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_NONE) == -1 && errno == EACCES,
+	      "mprotect PROT_NONE: errno %d", errno);
+	errno = 0;
+	CHECK(mprotect(db, 1, PROT_READ | PROT_WRITE | PROT_EXEC) == 0,
+	      "mprotect RWX of part of the page: %s", strerror(errno));
+	/* last: a writable page would take the stores without a trap */
+	errno = 0;
+	CHECK(mprotect(db, 4096, PROT_READ | PROT_WRITE) == 0,
+	      "mprotect RW over the doorbell page: %s", strerror(errno));
+	/* every doorbell still reaches the device */
+	case_loopback();
 }
 
 /* One bad WQE: its error CQE, the counter, and the queue still works. */
@@ -768,6 +799,75 @@ static void case_rss(void)
 		CHECK(rx_one(def, &o, &c) && !o.rx_hashtype && !o.ppi[0].pkt_hash,
 		      "non-IP frame on the default RQ");
 	}
+}
+
+/*
+ * testpmd's "port config all rss udp": a fields mask of UDP ports only.
+ * mana_ib never passes the mask on, so the device hashes UDP frames by
+ * their 4-tuple and spreads them, and other IPv4 by the address pair
+ * (--rss-hash=device, the default).  With --rss-hash=mask (@by_mask) the
+ * mask alone rules: no address bits, nothing hashable, all on the last RQ.
+ */
+static void case_rss_udp(bool by_mask)
+{
+	struct rqx *def = &E.rq[E.nrq - 1];
+	struct mana_rx_comp_oob o;
+	unsigned int i, q, want;
+	struct gdma_cqe c;
+
+	for (q = 0; q < E.nrq; q++) {
+		fill_rq(&E.rq[q]);
+		CHECK(E.sport[q], "no flow for RQ %u", q);
+	}
+	for (i = 0; i < 2 * E.nrq; i++) {
+		struct sqx *s = &E.sq[0];
+		uint8_t *f = s->bufs + (size_t)(i % DEPTH) * BUF_SIZE;
+		struct rqx *r;
+
+		q = i % E.nrq;
+		want = by_mask ? E.nrq - 1 : q;
+		r = &E.rq[want];
+		build_frame(f, FRAME, E.sport[q], i, true);
+		post_tx(s, f, FRAME);
+		ring_sq(s);
+		CHECK(cq_next(&s->cq, &c), "TX %u", i);
+		CHECK(rx_one(r, &o, &c), "UDP frame %u (flow of RQ %u) on RQ %u",
+		      i, q, want);
+		if (by_mask)
+			CHECK(!o.rx_hashtype && !o.ppi[0].pkt_hash,
+			      "no hash by the mask: type %#x", o.rx_hashtype);
+		else
+			CHECK(o.rx_hashtype == MANA_HASH_L4 &&
+			      o.ppi[0].pkt_hash == hash_of(E.sport[q]),
+			      "4-tuple hash %#x want %#x, type %#x",
+			      o.ppi[0].pkt_hash, hash_of(E.sport[q]),
+			      o.rx_hashtype);
+		CHECK(frame_ok(r, r->consumed, E.sport[q], i, FRAME, true),
+		      "frame %u intact", i);
+		r->consumed++;
+	}
+	/* IPv4 that is neither TCP nor UDP: the address pair (or nothing) */
+	{
+		struct sqx *s = &E.sq[0];
+		uint8_t *f = s->bufs, in[8] = { 10, 0, 0, 1, 10, 0, 1, 1 };
+		uint32_t h2 = 0;
+		struct rqx *r;
+
+		build_frame(f, FRAME, 1000, 0, false);
+		f[14 + 9] = 47;		/* GRE */
+		mana_toeplitz_hash(key, sizeof(key), in, sizeof(in), &h2);
+		r = by_mask ? def : &E.rq[(h2 % 64) % E.nrq];
+		post_tx(s, f, FRAME);
+		ring_sq(s);
+		CHECK(cq_next(&s->cq, &c), "TX GRE");
+		CHECK(rx_one(r, &o, &c), "GRE frame on RQ of its address hash");
+		CHECK(by_mask ? !o.rx_hashtype :
+		      o.rx_hashtype == MANA_HASH_L3 && o.ppi[0].pkt_hash == h2,
+		      "GRE hash %#x want %#x, type %#x", o.ppi[0].pkt_hash, h2,
+		      o.rx_hashtype);
+	}
+	for (q = 0; q < E.nrq; q++)
+		CHECK(cq_stays_empty(&E.rq[q].cq, 0.05), "RQ %u: nothing more", q);
 }
 
 /* Arm by CQ doorbell; the next CQE raises a completion event. */
@@ -1074,6 +1174,9 @@ int main(int argc, char **argv)
 		{ "overflow", 1, 0 }, { "rss", 2, 4 }, { "channel", 1, 0, true },
 		{ "threads", 2, 0 }, { "offload", 1, 1 }, { "coalesce", 1, 1 },
 		{ "fatal", 1, 0 }, { "sigusr2", 1, 0 }, { "drop_cqe", 1, 0 },
+		{ "rss_udp", 1, 4 }, { "rss_udp_mask", 1, 4 },
+		{ "die_term", 1, 0 }, { "die_abort", 1, 0 },
+		{ "mprotect", 1, 1 },
 	};
 	unsigned int i;
 
@@ -1086,6 +1189,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown case %s\n", name);
 		return 2;
 	}
+	if (!strncmp(name, "rss_udp", 7))
+		E.fields = IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP;
 	CHECK(setup(cfg[i].nsq, cfg[i].nrq, cfg[i].channel),
 	      "setup: %s", strerror(errno));
 	if (check_failed)
@@ -1108,7 +1213,20 @@ int main(int argc, char **argv)
 		case_offload();
 	else if (!strcmp(name, "coalesce"))
 		case_coalesce();
-	else if (!strcmp(name, "fatal"))
+	else if (!strcmp(name, "rss_udp") || !strcmp(name, "rss_udp_mask"))
+		case_rss_udp(!strcmp(name, "rss_udp_mask"));
+	else if (!strcmp(name, "mprotect"))
+		case_mprotect();
+	else if (!strncmp(name, "die_", 4)) {
+		case_fatal(false);
+		if (check_failed)
+			return check_done();
+		fflush(NULL);
+		if (!strcmp(name, "die_abort"))
+			abort();
+		kill(getpid(), SIGTERM);
+		CHECK(0, "still alive after SIGTERM");
+	} else if (!strcmp(name, "fatal"))
 		case_fatal(false);
 	else if (!strcmp(name, "sigusr2"))
 		case_fatal(true);

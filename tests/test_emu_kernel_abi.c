@@ -198,6 +198,32 @@ static int k_mr(struct kctx *k, void *addr, size_t len, uint32_t *lkey)
 	return ret;
 }
 
+/* REG_MR of [addr, addr + len) at iova addr with @access; the MR handle. */
+static int k_mr_access(struct kctx *k, void *addr, size_t len, uint32_t access,
+		       uint32_t *handle)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ib_uverbs_reg_mr cmd = {
+		.response = (uintptr_t)&resp, .start = (uintptr_t)addr,
+		.length = len, .hca_va = (uintptr_t)addr, .pd_handle = k->pd,
+		.access_flags = access,
+	};
+	int ret;
+
+	ret = uv_write(k->fd, IB_USER_VERBS_CMD_REG_MR, &cmd, sizeof(cmd),
+		       NULL, 0, sizeof(resp));
+	*handle = resp.mr_handle;
+	return ret;
+}
+
+static int k_dereg_mr(struct kctx *k, uint32_t handle)
+{
+	struct ib_uverbs_dereg_mr cmd = { .mr_handle = handle };
+
+	return uv_write(k->fd, IB_USER_VERBS_CMD_DEREG_MR, &cmd, sizeof(cmd),
+			NULL, 0, 0);
+}
+
 /* CREATE_CQ with @udata_len bytes of mana_ib_create_cq. */
 static int k_cq_ex(struct kctx *k, uint32_t cqe, uint64_t buf, uint32_t vector,
 		   size_t udata_len, uint16_t flags, uint32_t *handle,
@@ -754,6 +780,9 @@ static void test_rss(void)
 		r = rss_default(&K, one);
 		rss_case(r, EBUSY, "second RSS QP");
 		CHECK_ERRNO(k_destroy_table(&K, one), 0);
+		/* the same table again: has_rss_qp is checked before the WQs */
+		r = rss_default(&K, t);
+		rss_case(r, EBUSY, "second RSS QP on the same table");
 	}
 
 	CHECK_ERRNO(k_destroy_table(&K, t), EBUSY);
@@ -921,6 +950,27 @@ static void test_mmap(void)
 	CHECK_ERRNO(k_destroy_cq(&K, cq), 0);
 }
 
+/* ---- MR registration: the uverbs core's answers ------------------------------ */
+
+static void test_mr(void)
+{
+	uint32_t mr;
+
+	/* ib_check_mr_access(): no IBK_ON_DEMAND_PAGING -> EOPNOTSUPP */
+	CHECK_ERRNO(k_mr_access(&K, mem, PAGE, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_ON_DEMAND, &mr), EOPNOTSUPP);
+	/* ...but only after the bits the core does not know at all */
+	CHECK_ERRNO(k_mr_access(&K, mem, PAGE, IBV_ACCESS_ON_DEMAND |
+				IBV_ACCESS_REMOTE_WRITE, &mr), EINVAL);
+	/* ib_umem_get(): zero pages to pin -> EINVAL */
+	CHECK_ERRNO(k_mr_access(&K, mem, 0, IBV_ACCESS_LOCAL_WRITE, &mr), EINVAL);
+	/* inside a page, length 0 still spans that page: the core pins it */
+	CHECK_ERRNO(k_mr_access(&K, mem + 100, 0, IBV_ACCESS_LOCAL_WRITE, &mr), 0);
+	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+	CHECK_ERRNO(k_mr_access(&K, mem, PAGE, IBV_ACCESS_LOCAL_WRITE, &mr), 0);
+	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+}
+
 /* ---- close releases everything --------------------------------------------- */
 
 static void test_close_releases(void)
@@ -1024,6 +1074,7 @@ int main(int argc, char **argv)
 		run(test_rss, "rss");
 		run(test_ioctl, "ioctl");
 		run(test_mmap, "mmap");
+		run(test_mr, "mr");
 		test_close_releases();
 	}
 	k_close(&K);

@@ -4,6 +4,7 @@
  * and bad values, both the launcher (argv) and the environment
  * (MANA_EMU_OPTIONS) forms, and the normalised string round trip.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,6 +482,91 @@ static void test_usage(void)
 	free(text);
 }
 
+/* Parse @args (environment form): 0 and the options, or the message. */
+static int parse(const char *args, struct mana_emu_options *o, char *err,
+		 size_t errlen)
+{
+	mana_emu_options_init(o);
+	err[0] = 0;
+	return mana_emu_options_parse_string(o, args, err, errlen);
+}
+
+/* Options of the emulator-fidelity work: each value, the round trip, usage. */
+static void test_fidelity_options(void)
+{
+	struct mana_emu_options o, b;
+	char err[256], buf[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(!parse("", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_DEVICE, "--rss-hash default");
+	CHECK(!parse("--rss-hash=mask", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_MASK, "--rss-hash=mask: %s", err);
+	CHECK(!parse("--rss-hash=mask --rss-hash=device", &o, err, sizeof(err)) &&
+	      o.rss_hash == MANA_EMU_RSS_HASH_DEVICE, "--rss-hash=device");
+	CHECK(parse("--rss-hash=fields", &o, err, sizeof(err)) &&
+	      strstr(err, "--rss-hash: invalid value 'fields'"), "bad --rss-hash: %s",
+	      err);
+	parse("--rss-hash=mask", &o, err, sizeof(err));
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--rss-hash=mask") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "round trip '%s'", buf);
+
+	/* output paths are checked when parsed, not when first written */
+	CHECK(parse("--pcap=/nonexistent-dir/x.pcap", &o, err, sizeof(err)) &&
+	      strstr(err, "--pcap: cannot write '/nonexistent-dir/x.pcap'") &&
+	      strstr(err, strerror(ENOENT)), "pcap in a missing directory: %s", err);
+	CHECK(parse("--stats=/", &o, err, sizeof(err)) &&
+	      strstr(err, "--stats: cannot write '/'") &&
+	      strstr(err, strerror(EISDIR)), "stats to a directory: %s", err);
+	CHECK(parse("--stats=/dev/null/x", &o, err, sizeof(err)) &&
+	      strstr(err, strerror(ENOTDIR)), "stats under a file: %s", err);
+	CHECK(!parse("--stats=/dev/full --pcap=x.pcap", &o, err, sizeof(err)),
+	      "writable device and relative path: %s", err);
+	/* --fault=fail-cmd=N:ERRNO, ERRNO by name or number */
+	CHECK(!parse("--fault=fail-cmd=7:EBUSY,drop-cqe=2", &o, err, sizeof(err)) &&
+	      o.fault_fail_cmd == 7 && o.fault_fail_errno == EBUSY &&
+	      o.fault_drop_cqe == 2, "fail-cmd by name: %s", err);
+	CHECK(!parse("--fault=fail-cmd=1:5", &o, err, sizeof(err)) &&
+	      o.fault_fail_cmd == 1 && o.fault_fail_errno == 5, "fail-cmd by number");
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--fault=fail-cmd=1:5") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "fail-cmd round trip '%s'", buf);
+	CHECK(!parse("--fault=fail-cmd=CQ/CQ_CREATE:ENOMEM", &o, err, sizeof(err)) &&
+	      !o.fault_fail_cmd && !strcmp(o.fault_fail_name, "CQ/CQ_CREATE") &&
+	      o.fault_fail_errno == ENOMEM, "fail-cmd by command name: %s", err);
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--fault=fail-cmd=CQ/CQ_CREATE:12") &&
+	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
+	      "fail-cmd name round trip '%s'", buf);
+	CHECK(!parse("--fault=fail-cmd=CREATE_CQ:EIO --fault=fail-cmd=4:EIO", &o, err,
+		     sizeof(err)) && o.fault_fail_cmd == 4 && !o.fault_fail_name[0],
+	      "a later fail-cmd replaces the earlier");
+	CHECK(parse("--fault=fail-cmd=create_cq:EIO", &o, err, sizeof(err)),
+	      "lower-case command name");
+	CHECK(parse("--fault=fail-cmd=ABCDEFGHIJKLMNOPQRSTUVWXYZ_ABCDEF:EIO", &o, err,
+		    sizeof(err)), "command name of 32 characters");
+	CHECK(parse("--fault=fail-cmd=0:EIO", &o, err, sizeof(err)) &&
+	      strstr(err, "fail-cmd=N:ERRNO"), "fail-cmd=0: %s", err);
+	CHECK(parse("--fault=fail-cmd=3", &o, err, sizeof(err)), "fail-cmd without errno");
+	CHECK(parse("--fault=fail-cmd=3:EWHAT", &o, err, sizeof(err)), "unknown errno");
+	CHECK(parse("--fault=fail-cmd=3:4096", &o, err, sizeof(err)), "errno 4096");
+	CHECK(parse("--fault=fail-cmd=3:0", &o, err, sizeof(err)), "errno 0");
+
+	/* all-zero MAC: not an address a port can have */
+	CHECK(parse("--mac=00:00:00:00:00:00", &o, err, sizeof(err)) &&
+	      strstr(err, "--mac: invalid value"), "zero MAC: %s", err);
+	CHECK(!parse("--mac=00:00:00:00:00:02", &o, err, sizeof(err)),
+	      "MAC 00:..:02: %s", err);
+
+	f = open_memstream(&text, &len);
+	mana_emu_options_usage(f, "mana-emu");
+	fclose(f);
+	CHECK(strstr(text, "--rss-hash=device|mask"), "usage lacks --rss-hash");
+	free(text);
+}
+
 int main(void)
 {
 	size_t i;
@@ -496,5 +582,6 @@ int main(void)
 	test_vm_options();
 	test_port_mac();
 	test_usage();
+	test_fidelity_options();
 	return check_done();
 }

@@ -260,8 +260,14 @@ static int check_rss_attr(struct mana_context *ctx,
 	for (i = 0; i < table->size; i++) {
 		struct mana_cq *cq = to_mcq(table->wqs[i]->ibv_wq.cq);
 
-		if (atomic_load(&cq->bound) || table->wqs[i]->wqid != UINT32_MAX) {
-			mana_err(ibctx, "WQ %u or its CQ already belongs to a QP", i);
+		/* as mana_ib: one RSS QP per vport (EBUSY) before the WQs */
+		if (table->wqs[i]->wqid != UINT32_MAX) {
+			mana_err(ibctx, "WQ %u already serves an RSS QP (one per vport)",
+				 i);
+			return EBUSY;
+		}
+		if (atomic_load(&cq->bound)) {
+			mana_err(ibctx, "the CQ of WQ %u already belongs to a QP", i);
 			return EINVAL;
 		}
 		for (j = 0; j < i; j++) {

@@ -180,6 +180,9 @@ int mana_check_mr_access(int access)
 {
 	int required = access & ~IBV_ACCESS_OPTIONAL_RANGE;
 
+	/* the kernel core's answer: the device has no on-demand paging */
+	if (required & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
 	if (required & ~MANA_MR_ACCESS)
 		return EINVAL;
 	/* Remote writers need local write permission (IB spec). */
