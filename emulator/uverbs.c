@@ -1884,8 +1884,13 @@ static int process_ptr(struct emu_call *c, const struct emu_attr_spec *spec,
 		return -EINVAL;
 	if (ua->attr_data.reserved)
 		return -EINVAL;
+	/*
+	 * Inline data is read where uverbs_fill_udata() points: in the
+	 * application's attribute array (user memory, like every pointer
+	 * read through emu_copy_from_user()).
+	 */
 	if (spec->type == SPEC_PTR_IN && ua->len <= sizeof(ua->data))
-		a->ptr = &c->uattrs[i].data;	/* inline */
+		a->ptr = &c->user_attrs[i].data;
 	else
 		a->ptr = (const void *)(uintptr_t)ua->data;
 	return 0;
