@@ -15,12 +15,19 @@
 #include "fuzz_emu.h"
 
 /*
- * Before the emulator's constructor (default priority): no options, and a
+ * Before the emulator's constructor (default priority): no options (unless
+ * given for debugging), and a
  * sysfs root given so that it does not make one in /tmp per fuzzer run.
  */
 static void __attribute__((constructor(101))) fuzz_emu_env(void)
 {
-	unsetenv(MANA_EMU_ENV_OPTIONS);
+	const char *opts = getenv("MANA_FUZZ_EMU_OPTIONS");
+
+	/* MANA_FUZZ_EMU_OPTIONS="--verbose" shows what each command got */
+	if (opts)
+		setenv(MANA_EMU_ENV_OPTIONS, opts, 1);
+	else
+		unsetenv(MANA_EMU_ENV_OPTIONS);
 	unsetenv(MANA_EMU_ENV_STATS);
 	setenv(MANA_EMU_ENV_SYSFS, "/nonexistent/mana-emu-fuzz", 1);
 }
