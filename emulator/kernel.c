@@ -500,8 +500,8 @@ int emu_pd_alloc(struct emu_ucontext *ctx, const struct emu_udata *uhw,
 		if (emu_copy_from_user(&req, uhw->inbuf, n))
 			return -EFAULT;
 		if (uhw->inlen > sizeof(req)) {
-			ret = emu_user_is_cleared((const char *)uhw->inbuf +
-						  sizeof(req),
+			ret = emu_user_is_cleared(emu_user_off(uhw->inbuf,
+								sizeof(req)),
 						  uhw->inlen - sizeof(req));
 			if (ret <= 0)
 				return ret < 0 ? ret : -EOPNOTSUPP;
@@ -745,7 +745,7 @@ static int udata_in(const struct emu_udata *uhw, void *dst, size_t size,
 	if (uhw->inlen < min)
 		return -EINVAL;
 	if (uhw->inlen > size) {
-		ret = emu_user_is_cleared((const char *)uhw->inbuf + size,
+		ret = emu_user_is_cleared(emu_user_off(uhw->inbuf, size),
 					  uhw->inlen - size);
 		if (ret <= 0)
 			return ret < 0 ? ret : -EOPNOTSUPP;
