@@ -53,6 +53,25 @@ static void close_event_fds(void)
 	}
 }
 
+/*
+ * Another application's context, open for the whole run: the device
+ * thread then starts once and stays, instead of stopping when an input's
+ * last context goes and starting again with the next input's first queue
+ * (which cost most of the time and made every input look like a leak).
+ */
+static void open_anchor(void)
+{
+	struct emu_udata none = { 0 };
+	struct emu_file *file;
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	FUZZ_CHECK(fd >= 0);
+	pthread_mutex_lock(&emu.lock);
+	file = emu_file_open(0, fd, true);
+	FUZZ_CHECK(file && !emu_ucontext_create(file, &none));
+	pthread_mutex_unlock(&emu.lock);
+}
+
 static void run_command(struct emu_file *file, const uint8_t *cmd,
 			size_t len)
 {
@@ -94,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_emu_setup();
 		uverbs_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		FUZZ_CHECK(uverbs_fd >= 0);
+		open_anchor();
 	}
 	memset(fuzz_arena(), 0, FUZZ_ARENA_SIZE);
 	pthread_mutex_lock(&emu.lock);
