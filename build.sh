@@ -8,6 +8,9 @@
 #                           build-deb/ (dpkg-buildpackage -b), then lintian
 # ./build.sh pkgtest        install the packages into a fresh Debian 12 root and
 #                           check the takeover from ibverbs-providers (root)
+# ./build.sh fuzz [SECONDS] build the libFuzzer harnesses (clang) into
+#                           build-fuzz/, replay their corpus, then fuzz each
+#                           for SECONDS (default 60); non-zero on any crash
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -27,6 +30,8 @@ PACKAGES=(
 # ./build.sh deb: the packaging tools; the build dependencies themselves
 # come from debian/control (apt-get build-dep).  pkgtest also: mmdebstrap.
 DEB_PACKAGES=(debhelper dpkg-dev lintian)
+# Only ./build.sh fuzz needs these: clang and its libFuzzer runtime.
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 missing_packages() {
 	local p
@@ -104,6 +109,55 @@ build_debs() {
 	ls -l "$TOP"/build-deb/*.deb
 }
 
+# One harness for $2 seconds on a scratch copy of its corpus; prints
+# "name executions cov ft crashes" and returns non-zero on a crash.
+fuzz_one() {
+	local name=$1 secs=$2 out=$TOP/build-fuzz/run/$1
+	local log=$out/log rc=0 execs cov ft crashes
+
+	rm -rf "$out"
+	mkdir -p "$out/corpus" "$out/artifacts"
+	"$TOP/build-fuzz/bin/fuzz_$name" -max_total_time="$secs" -timeout=25 \
+		-print_final_stats=1 -artifact_prefix="$out/artifacts/" \
+		"$out/corpus" "$TOP/fuzz/corpus/$name" >"$log" 2>&1 || rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+	ft=$(grep -Eo 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+	crashes=$(find "$out/artifacts" -type f | wc -l)
+	printf '%-14s %12s %6s %6s %8s\n' "$name" "${execs:-?}" "${cov:-?}" \
+		"${ft:-?}" "$crashes"
+	if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
+		echo "build.sh: fuzz_$name failed (exit $rc); log: $log" >&2
+		grep -E 'ERROR|property failed|SUMMARY' "$log" | head -5 >&2
+		ls "$out/artifacts" >&2
+		return 1
+	fi
+}
+
+fuzz() {
+	local secs=${1:-60} failed=0 name names
+
+	case "$secs" in
+	''|*[!0-9]*|0)
+		echo "build.sh: fuzz SECONDS must be a positive number" >&2
+		exit 2 ;;
+	esac
+	ensure_packages "${PACKAGES[@]}" "${FUZZ_PACKAGES[@]}"
+	cmake -S "$TOP" -B "$TOP/build-fuzz" -DMANA_WERROR=ON -DMANA_FUZZ=ON \
+		-DCMAKE_C_COMPILER=clang-14
+	cmake --build "$TOP/build-fuzz" -j "$(nproc)"
+	echo "== corpus replay (every saved input once) =="
+	run_tests build-fuzz
+	names=$(cd "$TOP/build-fuzz/bin" && ls fuzz_* | sed 's/^fuzz_//' |
+		grep -v '^make_corpus$')
+	echo "== fuzzing each harness for ${secs}s =="
+	printf '%-14s %12s %6s %6s %8s\n' harness executions cov ft crashes
+	for name in $names; do
+		fuzz_one "$name" "$secs" || failed=1
+	done
+	return $failed
+}
+
 cmd=${1:-build}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -136,11 +190,14 @@ pkgtest)
 	build_debs
 	tests/test_package.sh "$TOP/build-deb"
 	;;
+fuzz)
+	fuzz "$@"
+	;;
 -h|--help|help)
-	sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, build, deb, pkgtest)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, build, deb, pkgtest, fuzz)" >&2
 	exit 2
 	;;
 esac

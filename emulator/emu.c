@@ -199,6 +199,18 @@ void *emu_fd_obj(int fd, enum emu_fd_kind kind)
  */
 static bool pvm_unusable;
 
+#ifdef MANA_EMU_FUZZ
+/*
+ * Fuzzing build (fuzz/): application memory is only the harness's user
+ * arena, so a fuzzed pointer that happens to name the fuzzer's own heap
+ * gets EFAULT instead of a silent write there.
+ */
+bool emu_fuzz_user_ok(const void *p, size_t len);
+#define user_ok(p, len) emu_fuzz_user_ok(p, len)
+#else
+#define user_ok(p, len) true
+#endif
+
 static int pvm_copy(void *dst, const void *src, size_t len, bool to_user)
 {
 	struct iovec local, remote;
@@ -207,6 +219,8 @@ static int pvm_copy(void *dst, const void *src, size_t len, bool to_user)
 
 	if (!len)
 		return 0;
+	if (!user_ok(to_user ? dst : src, len))
+		return -EFAULT;
 	if (__atomic_load_n(&pvm_unusable, __ATOMIC_RELAXED))
 		goto plain;
 	local.iov_base = to_user ? (void *)src : dst;
@@ -243,8 +257,12 @@ size_t emu_copy_user_iov(const struct iovec *local,
 	ssize_t ret;
 	pid_t pid;
 
-	for (i = 0; i < n; i++)
-		total += local[i].iov_len;
+	for (i = 0; i < n; i++) {
+		if (!user_ok(remote[i].iov_base, remote[i].iov_len))
+			n = i;	/* a bad address ends the transfer there */
+		else
+			total += local[i].iov_len;
+	}
 	if (!total || __atomic_load_n(&pvm_unusable, __ATOMIC_RELAXED))
 		goto plain;
 	pid = self_pid ? self_pid : getpid();

@@ -96,6 +96,15 @@ size_t emu_copy_user_iov(const struct iovec *local,
 			 const struct iovec *remote, unsigned int n,
 			 bool to_user);
 int emu_copy_to_user(void *dst, const void *src, size_t len);
+/*
+ * The user address @off bytes past @p, as integer arithmetic the way the
+ * kernel treats __user pointers: an application may pass NULL with a
+ * length, and NULL + n is undefined in C (the copy then gives EFAULT).
+ */
+static inline void *emu_user_off(const void *p, size_t off)
+{
+	return (void *)((uintptr_t)p + off);
+}
 int emu_clear_user(void *dst, size_t len);
 /* true if all len bytes at src are zero; -EFAULT when unreadable */
 int emu_user_is_cleared(const void *src, size_t len);

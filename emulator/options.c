@@ -299,7 +299,8 @@ static int parse_fault(struct mana_emu_options *opts, const char *val,
 				"comma separated)", val);
 			return PARSE_ERR_SET;
 		}
-		p = comma + 1;
+		if (comma)	/* not NULL + 1: undefined, as UBSan says */
+			p = comma + 1;
 	} while (comma);
 	opts->fault_fatal_after = tmp.fault_fatal_after;
 	opts->fault_drop_cqe = tmp.fault_drop_cqe;

@@ -63,7 +63,7 @@ static int emu_request(struct emu_bundle *b, void *req, size_t len)
 	if (b->ucore.inlen < len) {
 		memset((char *)req + n, 0, len - n);
 	} else if (b->ucore.inlen > len) {
-		ret = emu_user_is_cleared((const char *)b->ucore.inbuf + len,
+		ret = emu_user_is_cleared(emu_user_off(b->ucore.inbuf, len),
 					  b->ucore.inlen - len);
 		if (ret <= 0)
 			return ret < 0 ? ret : -EOPNOTSUPP;
@@ -87,7 +87,7 @@ static int emu_response(struct emu_bundle *b, const void *resp, size_t len)
 	if (emu_copy_to_user(b->ucore.outbuf, resp, n))
 		return -EFAULT;
 	if (len < b->ucore.outlen &&
-	    emu_clear_user((char *)b->ucore.outbuf + len,
+	    emu_clear_user(emu_user_off(b->ucore.outbuf, len),
 			   b->ucore.outlen - len))
 		return -EFAULT;
 	return 0;
@@ -690,19 +690,20 @@ static int cmd_ex_modify_wq(struct emu_bundle *b)
 /* The WQ handles follow the command: uverbs_request_next/finish(). */
 static int ind_tbl_wqs(struct emu_bundle *b, uint32_t n, struct emu_wq **wqs)
 {
-	const char *p = (const char *)b->ucore.inbuf + 8;
+	const char *p = emu_user_off(b->ucore.inbuf, 8);
 	size_t need = 8 + (size_t)n * sizeof(uint32_t);
 	uint32_t i, handle;
 	int ret;
 
 	if (b->ucore.inlen < need)
 		return -ENOSPC;
-	ret = emu_user_is_cleared(p + n * sizeof(uint32_t),
+	ret = emu_user_is_cleared(emu_user_off(p, n * sizeof(uint32_t)),
 				  b->ucore.inlen - need);
 	if (ret <= 0)
 		return ret < 0 ? ret : -EOPNOTSUPP;
 	for (i = 0; i < n; i++) {
-		if (emu_copy_from_user(&handle, p + i * sizeof(handle),
+		if (emu_copy_from_user(&handle,
+				       emu_user_off(p, i * sizeof(handle)),
 				       sizeof(handle)))
 			return -EFAULT;
 		wqs[i] = lookup_read(b, EMU_OBJ_WQ, handle);
@@ -935,7 +936,8 @@ static int setup_write_bundle(struct emu_bundle *b,
 		if (cmd->has_udata) {
 			b->uhw.outlen = out_len - cmd->resp_size;
 			b->uhw.outbuf = b->uhw.outlen ?
-				(char *)(uintptr_t)response + cmd->resp_size :
+				emu_user_off((void *)(uintptr_t)response,
+					     cmd->resp_size) :
 				NULL;
 		}
 	} else {
@@ -961,7 +963,8 @@ static void setup_ex_bundle(struct emu_bundle *b,
 
 	udata_init(&b->ucore, body, in, resp, out);
 	udata_init(&b->uhw, body + in, ex->provider_in_words * 8,
-		   resp ? resp + out : NULL, ex->provider_out_words * 8);
+		   resp ? emu_user_off(resp, out) : NULL,
+		   ex->provider_out_words * 8);
 }
 
 /*
@@ -1207,7 +1210,7 @@ static int call_copy_to_struct_or_zero(struct emu_call *c, unsigned int id,
 	if (!a)
 		return -ENOENT;
 	if (len < a->len &&
-	    emu_clear_user((char *)a->ptr + len, a->len - len))
+	    emu_clear_user(emu_user_off(a->ptr, len), a->len - len))
 		return -EFAULT;
 	return call_copy_to(c, id, src, len);
 }
@@ -1923,7 +1926,8 @@ static int attr_tail_cleared(const struct ib_uverbs_attr *ua, size_t len)
 
 		return len >= 8 || !(v >> (len * 8));
 	}
-	return emu_user_is_cleared((const char *)(uintptr_t)ua->data + len,
+	return emu_user_is_cleared(emu_user_off((void *)(uintptr_t)ua->data,
+						len),
 				   ua->len - len);
 }
 
@@ -1944,8 +1948,13 @@ static int process_ptr(struct emu_call *c, const struct emu_attr_spec *spec,
 		return -EINVAL;
 	if (ua->attr_data.reserved)
 		return -EINVAL;
+	/*
+	 * Inline data is read where uverbs_fill_udata() points: in the
+	 * application's attribute array (user memory, like every pointer
+	 * read through emu_copy_from_user()).
+	 */
 	if (spec->type == SPEC_PTR_IN && ua->len <= sizeof(ua->data))
-		a->ptr = &c->uattrs[i].data;	/* inline */
+		a->ptr = &c->user_attrs[i].data;
 	else
 		a->ptr = (const void *)(uintptr_t)ua->data;
 	return 0;
