@@ -97,17 +97,32 @@ static void wc_set(struct mana_wc *wc, uint64_t wr_id, enum ibv_wc_status st,
 	wc->rx_flags = 0;
 }
 
-/* Retire the send WQE at the tail, and its signaled-ring entry if any. */
+/*
+ * Retire the send WQE at unit @tail_bu, WR number @n, and every WR before
+ * it; its WR id.  The signaled-ring entries of the retired WRs are passed
+ * before the new count is published: from that store on, the poster may
+ * reuse their slots (the signaled ring has only roundup_pow2(max_send_wr)
+ * of them), so nothing may read them after it.
+ */
+static uint64_t sq_retire_at(struct mana_qp *qp, uint32_t tail_bu, uint32_t n)
+{
+	const struct mana_wqe_info *e =
+		mana_wqe_info_at(qp->ring.wqes, mana_ring_off(tail_bu, qp->ring.mask));
+	uint32_t sig_head = mana_load_index(&qp->sig_head);
+	uint64_t wr_id = e->wr_id;
+
+	qp->ring.tail_bu = tail_bu + e->size_bu;
+	while (qp->sig_tail != sig_head &&
+	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq - n) <= 0)
+		qp->sig_tail++;
+	mana_store_index(&qp->ring.retired, n + 1);
+	return wr_id;
+}
+
+/* The oldest outstanding send WQE. */
 static uint64_t sq_retire(struct mana_qp *qp)
 {
-	uint64_t wr_id = mana_ring_retire(&qp->ring);
-	uint32_t sig_head = mana_load_index(&qp->sig_head);
-
-	while (qp->sig_tail != sig_head &&
-	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq -
-			 qp->ring.retired) < 0)
-		qp->sig_tail++;
-	return wr_id;
+	return sq_retire_at(qp, qp->ring.tail_bu, qp->ring.retired);
 }
 
 /*
@@ -124,10 +139,10 @@ static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
  * A send error: errors always complete, signaled or not, so the WQE may be
  * an unsignaled one behind others that succeeded silently (up to the first
  * signaled WQE, whose own completion would have come first).  The CQE's
- * WQE offset picks it; without a match, the oldest outstanding one.  Those
- * before it are retired without a completion.
+ * WQE offset picks it; without a match, the oldest outstanding one.  Its
+ * WR id; those before it are retired without a completion.
  */
-static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
+static uint64_t tx_error_retire(struct mana_qp *qp, const uint8_t *cqe)
 {
 	uint32_t off = gdma_ld32(cqe + MANA_TXCOMP_WQE_DW_OFF) >> MANA_TXCOMP_WQE_SHIFT;
 	uint32_t posted = mana_load_index(&qp->ring.posted), first_sig = posted;
@@ -136,16 +151,14 @@ static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
 	if (qp->sig_tail != mana_load_index(&qp->sig_head))
 		first_sig = qp->sig_ring[qp->sig_tail & qp->sig_mask].seq;
 	for (; n != posted; n++) {
-		if (tx_error_matches(qp, pos, off)) {
-			qp->ring.tail_bu = pos;
-			mana_store_index(&qp->ring.retired, n);
-			return;
-		}
+		if (tx_error_matches(qp, pos, off))
+			return sq_retire_at(qp, pos, n);
 		if (n == first_sig)
-			return;
+			break;
 		pos += mana_wqe_info_at(qp->ring.wqes,
 					mana_ring_off(pos, qp->ring.mask))->size_bu;
 	}
+	return sq_retire(qp);
 }
 
 static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
@@ -162,13 +175,11 @@ static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
 		if (qp->sig_tail == mana_load_index(&qp->sig_head))
 			return 0;
 		sig = qp->sig_ring[qp->sig_tail & qp->sig_mask];
-		qp->ring.tail_bu = sig.start_bu;
-		mana_store_index(&qp->ring.retired, sig.seq);
-		wc_set(wc, sq_retire(qp), IBV_WC_SUCCESS, 0);
+		wc_set(wc, sq_retire_at(qp, sig.start_bu, sig.seq), IBV_WC_SUCCESS, 0);
 		return 1;
 	}
-	tx_error_skip(qp, cqe);
-	wc_set(wc, sq_retire(qp), tx_error_status(type), cqe_vendor_err(cqe, type));
+	wc_set(wc, tx_error_retire(qp, cqe), tx_error_status(type),
+	       cqe_vendor_err(cqe, type));
 	return 1;
 }
 
