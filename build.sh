@@ -4,6 +4,7 @@
 # ./build.sh demo           build, then show the emulated device with ibv_devinfo
 # ./build.sh test           build, run every test, then again under ASan+UBSan
 # ./build.sh build [ARGS]   configure and build into build/ (ARGS go to cmake)
+# ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -75,15 +76,20 @@ test)
 	configure_and_build build-asan -DMANA_SANITIZE=ON "$@"
 	run_tests build-asan
 	;;
+tsan)
+	ensure_packages
+	configure_and_build build-tsan -DMANA_TSAN=ON "$@"
+	ctest --test-dir "$TOP/build-tsan" --output-on-failure --timeout 600 -L tsan
+	;;
 build)
 	ensure_packages
 	configure_and_build build "$@"
 	;;
 -h|--help|help)
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, build)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build)" >&2
 	exit 2
 	;;
 esac

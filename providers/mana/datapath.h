@@ -111,7 +111,12 @@ static inline void mana_ring_doorbell(void *db_page, uint32_t offset,
 {
 	/* WQEs and CQ consumption must be visible before the device looks */
 	atomic_thread_fence(memory_order_release);
-	*(volatile uint64_t *)((uint8_t *)db_page + offset) = value;
+	/*
+	 * A register, not memory: threads ring it for their own queues at
+	 * once.  An atomic store says so (a plain MOV all the same).
+	 */
+	__atomic_store_n((volatile uint64_t *)((uint8_t *)db_page + offset), value,
+			 __ATOMIC_RELAXED);
 }
 
 static inline bool mana_ctx_fatal(struct ibv_context *ibctx)
