@@ -68,6 +68,8 @@ struct mana_context {
 	struct mana_caps caps;
 	atomic_bool fatal;		/* IBV_EVENT_DEVICE_FATAL seen */
 	atomic_flag fatal_logged;
+	/* raw QPs of this context (under lock): who holds a port, for EBUSY */
+	struct mana_qp *raw_qps;
 };
 
 /*
@@ -251,6 +253,7 @@ enum mana_wr_state {
 
 struct mana_qp {
 	struct verbs_qp vqp;
+	struct mana_qp *ctx_next;	/* the context's raw_qps list */
 	enum mana_qp_kind kind;
 	uint32_t port;
 	struct mana_buf sq_buf;

@@ -523,7 +523,15 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 			 "CQ is not bound to a queue yet: create its QP first");
 		return EINVAL;
 	}
-	/* raw Ethernet has no solicited events: any completion wakes */
+	/*
+	 * Raw Ethernet has no solicited completions to wait for: refuse, as
+	 * rdma-core's libmana does (EOPNOTSUPP), rather than arm for all.
+	 */
+	if (solicited_only) {
+		mana_err(ibcq->context,
+			 "solicited-only arming is not supported: arm with solicited_only 0");
+		return EOPNOTSUPP;
+	}
 	cq_lock(cq);
 	cq_doorbell(cq, true);
 	cq_unlock(cq);
