@@ -6,11 +6,20 @@
  *   flags    IBV_QP_INIT_ATTR_CREATE_FLAGS: 0 accepted, any flag EOPNOTSUPP
  *   busy     EBUSY on a port says who holds it
  *   notify   ibv_req_notify_cq(cq, 1): EOPNOTSUPP, as rdma-core's libmana
+ *   overrun --laps=L   a CQ the device laps L times (sends posted through
+ *            manadv, nothing polled): IBV_EVENT_CQ_ERR and ibv_poll_cq -1,
+ *            also at exactly 8 laps, where the owner bits alias
  */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "emu_client.h"
 #include "verbs_traffic.h"
+#include "providers/mana/gdma.h"
 
 static const char *log_path;
 static long log_off;
@@ -415,9 +424,133 @@ out:
 	env_close(&e);
 }
 
+/* ---- a CQ overrun by a manadv datapath -------------------------------------- */
+
+static unsigned int laps = 1;
+
+/* The TX CQE in @slot names the WQE at unit @bu (in bytes or units). */
+static bool cqe_names(const uint8_t *cq_buf, uint32_t slot, uint32_t bu)
+{
+	const volatile uint8_t *cqe = cq_buf + (size_t)slot * GDMA_CQE_SIZE;
+	uint32_t off = (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF] |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 1] << 8 |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 2] << 16 |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 3] << 24;
+
+	off >>= MANA_TXCOMP_WQE_SHIFT;
+	return off == bu * GDMA_WQE_BU_SIZE || off == bu;
+}
+
+/* The next async event within about 10 s; its type, or -1. */
+static int next_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	int i;
+
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	for (i = 0; i < 100; i++) {
+		if (!ibv_get_async_event(ctx, ev))
+			return ev->event_type;
+		poll(&pfd, 1, 100);
+	}
+	return -1;
+}
+
+static void case_overrun(void)
+{
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
+	struct gdma_wqe_header h = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct manadv_qp dqp;
+	struct manadv_cq dcq;
+	struct manadv_obj obj = { .qp = { .out = &dqp }, .cq = { .out = &dcq } };
+	struct ibv_async_event ev;
+	struct manadv_api api = { 0 };
+	struct mana_tx_oob oob = { .pkt_fmt = MANA_SHORT_PKT_FMT };
+	uint8_t w[GDMA_OOB_LARGE], *frame = NULL;
+	uint64_t hdr, oob_word;
+	struct ibv_wc wc[8];
+	struct ibv_mr *mr = NULL;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint32_t i, n;
+	struct env e;
+	int ret, got_event = 0;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	CHECK(!manadv_api_load(&api), "manadv in the loaded libmana");
+	if (!e.pd || !api.init_obj)
+		goto out;
+	qp = sq_create(&e, e.pd, &qa, 4, &cq);
+	CHECK(qp, "send QP of 4 on a CQ of 4: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	obj.qp.in = qp;
+	obj.cq.in = cq;
+	CHECK_ERRNO(api.init_obj(&obj, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
+	frame = aligned_alloc(4096, 4096);
+	memset(frame, 0, 4096);
+	vt_frame(frame, 64, 1024, 0, 0);
+	mr = ibv_reg_mr(e.pd, frame, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "reg_mr");
+	/* the device is @laps laps ahead of a consumer that never polled */
+	n = (laps + 1) * dcq.count;
+	CHECK(n <= dqp.sq_size / GDMA_WQE_BU_SIZE, "%u WQEs fit the SQ ring", n);
+	oob.vcq_num = dcq.cq_id;
+	oob.vsq_frame = mana_tx_vsq_frame(dqp.sq_id);
+	oob.short_vp_offset = dqp.tx_vp_offset;
+	if (!mr || n > dqp.sq_size / GDMA_WQE_BU_SIZE ||
+	    gdma_wqe_header_encode(&h, GDMA_SQ, w))
+		goto destroy;
+	hdr = gdma_ld64(w);
+	if (mana_tx_oob_encode(&oob, w))
+		goto destroy;
+	oob_word = gdma_ld64(w);
+	for (i = 0; i < n; i++) {
+		uint8_t *wqe = (uint8_t *)dqp.sq_buf + (size_t)i * GDMA_WQE_BU_SIZE;
+
+		gdma_st64(wqe, hdr);
+		gdma_st64(wqe + 8, oob_word);
+		gdma_st64(wqe + 16, (uintptr_t)frame);
+		gdma_st64(wqe + 24, (uint64_t)mr->lkey | (uint64_t)64 << 32);
+	}
+	atomic_thread_fence(memory_order_release);
+	*(volatile uint64_t *)((uint8_t *)dqp.db_page + GDMA_DB_OFF_SQ) =
+		dqp.sq_id | (uint64_t)gdma_wq_db_tail(n) << 32;
+	/* until the last completion is in its slot (the test's bound: ctest's) */
+	while (!cqe_names(dcq.buf, (n - 1) % dcq.count, n - 1))
+		usleep(1000);
+	/* the consumer's position reaches the device with a CQ doorbell */
+	log_skip();
+	CHECK_ERRNO(ibv_req_notify_cq(cq, 0), 0);
+	ret = next_async_event(e.ctx, &ev);
+	CHECK(ret == IBV_EVENT_CQ_ERR, "%u laps: async event %d, want CQ_ERR (%d)",
+	      laps, ret, IBV_EVENT_CQ_ERR);
+	if (ret >= 0) {
+		got_event = ret == IBV_EVENT_CQ_ERR;
+		CHECK(!got_event || ev.element.cq == cq, "the event names the CQ");
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(log_has("overflowed"), "one log line for the overrun");
+	/* never empty, never stale completions: an error, every time */
+	for (i = 0; i < 3; i++)
+		CHECK(ibv_poll_cq(cq, 8, wc) == -1, "%u laps: poll %u returns -1", laps, i);
+destroy:
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(frame);
+	sq_destroy(qp, cq);
+out:
+	env_close(&e);
+}
+
 int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "caps";
+	int i;
+
+	for (i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--laps=", 7))
+			laps = atoi(argv[i] + 7);
 
 	log_path = getenv("VERBS_LOG_FILE");
 	if (!log_path) {
@@ -432,6 +565,8 @@ int main(int argc, char **argv)
 		case_busy();
 	else if (!strcmp(which, "notify"))
 		case_notify();
+	else if (!strcmp(which, "overrun") && laps >= 1 && laps <= 12)
+		case_overrun();
 	else {
 		fprintf(stderr, "unknown case %s\n", which);
 		return 2;

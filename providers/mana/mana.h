@@ -157,6 +157,8 @@ struct mana_cq {
 	uint32_t lap;
 	uint32_t owner_bits;
 	uint32_t rang_lap;		/* lap at the last CQ doorbell */
+	/* completions were lost (owner bits, or IBV_EVENT_CQ_ERR): polls fail */
+	atomic_bool overrun;
 	struct mana_qp *sq_qp;		/* bound send QP, or */
 	struct mana_wq *rq;		/* bound receive WQ */
 	/* rq while no coalesced frames wait, else a queue that is never ready */

@@ -324,8 +324,10 @@ static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 				return flush_one(cq, wc);
 			return 0;
 		}
-		if (owner != cq->owner_bits)
+		if (owner != cq->owner_bits) {
+			atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
 			return -1;
+		}
 		atomic_thread_fence(memory_order_acquire);
 		cq_advance(cq, cqe);
 		if (cq->sq_qp)
@@ -367,6 +369,11 @@ static void cq_maybe_ring(struct mana_cq *cq)
 	if (cq->lap - cq->rang_lap >= 4 && cq->cqid != UINT32_MAX &&
 	    to_mctx(cq->vcq.cq.context)->db_page)
 		cq_doorbell(cq, false);
+}
+
+static inline bool cq_overrun(struct mana_cq *cq)
+{
+	return atomic_load_explicit(&cq->overrun, memory_order_relaxed);
 }
 
 static void overflow_error(struct mana_cq *cq)
@@ -490,6 +497,8 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries <= 0)
 		return 0;
+	if (mana_unlikely(cq_overrun(cq)))
+		return -1;	/* logged when it was found */
 	cq_lock(cq);
 	n = cq->rq ? rx_batch(cq, wc, num_entries) : 0;
 	while (n < num_entries) {
@@ -540,6 +549,18 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
+	struct mana_cq *cq;
+
+	if (event->event_type == IBV_EVENT_CQ_ERR && event->element.cq) {
+		/*
+		 * The device overwrote completions not yet polled, however
+		 * many laps (owner bits alias at 8): the CQ is broken for good.
+		 */
+		cq = to_mcq(event->element.cq);
+		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+		overflow_error(cq);
+		return;
+	}
 	if (event->event_type != IBV_EVENT_DEVICE_FATAL)
 		return;
 	/* pollers flush every outstanding WR from now on; posts fail */
@@ -597,6 +618,8 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
+	if (mana_unlikely(cq_overrun(cq)))
+		return EOVERFLOW;
 	cq_lock(cq);
 	ret = ex_fetch(cq);
 	if (ret)
