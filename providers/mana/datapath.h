@@ -164,14 +164,20 @@ static inline bool mana_ring_idle(struct mana_ring *r)
 	return r->retired == mana_load_index(&r->posted);
 }
 
-/* The oldest outstanding WQE, WR number @retired, completes: its WR id. */
+/* RQ: file the WR id of WR number @n. */
+static inline void mana_file_wr(struct mana_ring *r, uint32_t n, uint64_t wr_id)
+{
+	r->wr_ids[n & r->wr_mask] = wr_id;
+}
+
+/*
+ * RQ: the oldest outstanding WR, number @retired, completes: its WR id,
+ * read before the slot is handed back to the poster.
+ */
 static inline uint64_t mana_ring_retire_nth(struct mana_ring *r, uint32_t retired)
 {
-	const struct mana_wqe_info *e =
-		mana_wqe_info_at(r->wqes, mana_ring_off(r->tail_bu, r->mask));
-	uint64_t wr_id = e->wr_id;
+	uint64_t wr_id = r->wr_ids[retired & r->wr_mask];
 
-	r->tail_bu += e->size_bu;
 	mana_store_index(&r->retired, retired + 1);
 	return wr_id;
 }

@@ -275,27 +275,40 @@ static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
 /*
  * The common receive completion: one frame for a posted buffer, nothing
  * held back.  Its CQE (the WR id in *wr_id), or NULL to leave it to
- * cq_next.
+ * cq_next.  Positions as ex_sync left them (struct mana_cq).
  */
 static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 {
 	const uint8_t *cqe = cq->next_cqe;
-	struct mana_ring *r;
-	uint32_t retired;
+	const struct mana_ring *r;
 
 	if (cqe_owner_bits(cqe) != cq->owner_bits)
 		return NULL;	/* empty or lapped: cq_next decides */
 	atomic_thread_fence(memory_order_acquire);
-	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
+	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY || cq->ex_next == cq->ex_posted)
 		return NULL;
-	/* as mana_ring_idle, with retired read once */
 	r = &cq->fast_rq->ring;
-	retired = r->retired;
-	if (retired == mana_load_index(&r->posted))
-		return NULL;
-	*wr_id = mana_ring_retire_nth(r, retired);
+	*wr_id = r->wr_ids[cq->ex_next++ & r->wr_mask];
 	cq_advance(cq, cqe);
 	return cqe;
+}
+
+/* The fast path's position from fast_rq, once per ibv_start_poll. */
+static inline void ex_sync(struct mana_cq *cq)
+{
+	struct mana_ring *r = &cq->fast_rq->ring;
+
+	cq->ex_next = r->retired;
+	cq->ex_posted = mana_load_index(&r->posted);
+}
+
+/* What the fast path took goes back to the poster. */
+static inline void ex_publish(struct mana_cq *cq)
+{
+	struct mana_ring *r = &cq->fast_rq->ring;
+
+	if (cq->ex_next != r->retired)
+		mana_store_index(&r->retired, cq->ex_next);
 }
 
 /*
@@ -451,14 +464,13 @@ static inline void fill_wc(struct ibv_wc *wc, uint32_t opcode, uint32_t qp_num,
 static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 {
 	struct mana_wq *wq = cq->fast_rq;
-	struct mana_wqe_info *wqes = wq->ring.wqes;
+	const uint64_t *wr_ids = wq->ring.wr_ids;
 	const uint8_t *cqe = cq->next_cqe, *end = cq->end_cqe;
 	uint32_t owner = cq->owner_bits, opcode = cq->opcode, qp_num = cq->qp_num;
-	uint32_t tail = wq->ring.tail_bu, ring_mask = wq->ring.mask;
+	uint32_t n0 = wq->ring.retired, idx = n0, wr_mask = wq->ring.wr_mask;
 	/* no more than there are buffers posted: a CQE beyond is a stray */
-	uint32_t avail = mana_load_index(&wq->ring.posted) - wq->ring.retired;
+	uint32_t avail = mana_load_index(&wq->ring.posted) - n0;
 	struct ibv_wc *w = wc, *wc_end;
-	const struct mana_wqe_info *e;
 	int n;
 
 	wc_end = wc + (avail < (uint32_t)max ? avail : (uint32_t)max);
@@ -469,9 +481,7 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 		atomic_thread_fence(memory_order_acquire);
 		if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 			break;
-		e = mana_wqe_info_at(wqes, mana_ring_off(tail, ring_mask));
-		w->wr_id = e->wr_id;
-		tail += e->size_bu;
+		w->wr_id = wr_ids[idx++ & wr_mask];
 		fill_wc(w, opcode, qp_num, IBV_WC_SUCCESS, 0, mana_rx_fast_len(cqe, 0),
 			gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF));
 		cqe += GDMA_CQE_SIZE;
@@ -483,8 +493,7 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 	n = (int)(w - wc);
 	if (n) {
 		cq->next_cqe = cqe;
-		wq->ring.tail_bu = tail;
-		mana_store_index(&wq->ring.retired, wq->ring.retired + n);
+		mana_store_index(&wq->ring.retired, idx);
 	}
 	return n;
 }
@@ -577,7 +586,12 @@ static inline struct mana_cq *ex_to_mcq(struct ibv_cq_ex *cq)
 
 static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 {
-	int ret = cq_next(cq, &cq->cur);
+	int ret;
+
+	/* the general path counts from retired, and may switch fast_rq */
+	ex_publish(cq);
+	ret = cq_next(cq, &cq->cur);
+	ex_sync(cq);
 
 	if (ret > 0) {
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
@@ -621,6 +635,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (mana_unlikely(cq_overrun(cq)))
 		return EOVERFLOW;
 	cq_lock(cq);
+	ex_sync(cq);
 	ret = ex_fetch(cq);
 	if (ret)
 		cq_unlock(cq);	/* end_poll is not called after a failure */
@@ -636,6 +651,7 @@ static void ex_end_poll(struct ibv_cq_ex *ibcq)
 {
 	struct mana_cq *cq = ex_to_mcq(ibcq);
 
+	ex_publish(cq);
 	cq_maybe_ring(cq);
 	cq_unlock(cq);
 }
