@@ -33,7 +33,6 @@ static struct {
 struct pair {
 	struct vt_port *port;
 	unsigned int q;
-	atomic_uint_fast64_t posted;	/* WRs the posting thread got in */
 	atomic_uint_fast64_t done;	/* completions the polling thread took */
 	atomic_bool stop;		/* the poller saw something wrong */
 	uint64_t bad_wr_id, want_wr_id;
@@ -79,7 +78,6 @@ static void *sq_poster(void *arg)
 		ret = ibv_post_send(p->qp[s->q], wrs, &bad);
 		/* the WRs before bad went in */
 		next += ret ? (uint64_t)(bad - wrs) : n;
-		atomic_store(&s->posted, next);
 		if (ret == ENOMEM) {
 			/*
 			 * Full: the poller makes room.  Retry at once a few
@@ -196,7 +194,6 @@ static void *rq_poster(void *arg)
 			pair_fail(s, next, next, -1, -ret);
 			break;
 		}
-		atomic_store(&s->posted, next);
 	}
 	return NULL;
 }
@@ -283,7 +280,6 @@ static void case_rq(void)
 struct storm {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	unsigned int id;
 	unsigned int failures;
 	int first_err;
 };
@@ -378,7 +374,7 @@ static void case_storm(void)
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc_pd: %s", strerror(errno));
 	for (i = 0; pd && i < cfg.threads; i++) {
-		st[i] = (struct storm){ .ctx = ctx, .pd = pd, .id = i };
+		st[i] = (struct storm){ .ctx = ctx, .pd = pd };
 		CHECK(!pthread_create(&t[i], NULL, storm_run, &st[i]), "thread %u", i);
 	}
 	for (i = 0; pd && i < cfg.threads; i++) {
