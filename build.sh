@@ -11,6 +11,7 @@
 # ./build.sh fuzz [SECONDS] build the libFuzzer harnesses (clang) into
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
+# ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -177,6 +178,11 @@ test)
 	configure_and_build build-asan -DMANA_SANITIZE=ON "$@"
 	run_tests build-asan
 	;;
+tsan)
+	ensure_packages
+	configure_and_build build-tsan -DMANA_TSAN=ON "$@"
+	ctest --test-dir "$TOP/build-tsan" --output-on-failure --timeout 600 -L tsan
+	;;
 build)
 	ensure_packages
 	configure_and_build build "$@"
@@ -194,10 +200,10 @@ fuzz)
 	fuzz "$@"
 	;;
 -h|--help|help)
-	sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, build, deb, pkgtest, fuzz)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz)" >&2
 	exit 2
 	;;
 esac

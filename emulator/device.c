@@ -638,6 +638,8 @@ static void cq_notify(struct emu_hwq *cq)
 		emu_event_post(cq->ucq->channel, cq->ucq, &desc, sizeof(desc));
 }
 
+static void cq_count_lost(struct emu_hwq *cq, uint32_t cons);
+
 /*
  * Write CQE number cq->prod: the 60 data bytes and wq_num first, the
  * dword holding the owner bits after a release fence, as hardware does.
@@ -676,24 +678,37 @@ static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
 	}
 	cq->prod++;
 	cq->st.frames++;
+	/*
+	 * Eight laps past the consumer's last report: its doorbell index (mod
+	 * 8 laps) could no longer show the overrun, so it is one now.
+	 */
+	if (cq->prod - cq->cons >= 8 * cq->count)
+		cq_count_lost(cq, cq->cons);
 	if (cq->armed) {
 		cq->armed = false;
 		cq_notify(cq);
 	}
 }
 
-/* Entries overwritten before the consumer (at @cons) reached them. */
+/*
+ * Entries overwritten before the consumer (at @cons) reached them.  An
+ * overrun the consumer has not been told of (none since the position it
+ * last reported) raises IB_EVENT_CQ_ERR for the CQ.
+ */
 static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 {
 	uint32_t from = cons, upto = cq->prod - cq->count;
+	bool told = (int32_t)(cq->lost_upto - cons) > 0;
 
 	if (cq->prod - cons <= cq->count)
 		return;
-	if ((int32_t)(cq->lost_upto - from) > 0)
+	if (told)
 		from = cq->lost_upto;
 	if ((int32_t)(upto - from) > 0) {
 		cq->st.drops += upto - from;
 		cq->lost_upto = upto;
+		if (!told)
+			emu_post_cq_error(cq->ctx, cq->ucq);
 	}
 }
 

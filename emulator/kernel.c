@@ -333,7 +333,9 @@ int emu_event_pop(struct emu_event_file *ev, void *out, size_t len)
 		ev->tail = NULL;
 	memcpy(out, e->data, len);
 	/* the destroy response reports what the application has read */
-	if (e->cq)
+	if (e->cq && ev->async)
+		e->cq->async_events_reported++;
+	else if (e->cq)
 		e->cq->comp_events_reported++;
 	free(e);
 	return 0;
@@ -372,6 +374,21 @@ void emu_post_device_fatal(void)
 		for (ev = ctx->file->events; ev; ev = ev->next)
 			if (ev->async)
 				emu_event_post(ev, NULL, &desc, sizeof(desc));
+}
+
+/* IB_EVENT_CQ_ERR: the device overwrote completions of @cq not yet consumed. */
+void emu_post_cq_error(struct emu_ucontext *ctx, struct emu_cq *cq)
+{
+	struct ib_uverbs_async_event_desc desc = {
+		.element = cq->user_handle, .event_type = IBV_EVENT_CQ_ERR,
+	};
+	struct emu_event_file *ev;
+
+	if (emu_verbose())
+		emu_log("CQ overrun: async event CQ_ERR");
+	for (ev = ctx->file->events; ev; ev = ev->next)
+		if (ev->async)
+			emu_event_post(ev, cq, &desc, sizeof(desc));
 }
 
 /* ---- objects --------------------------------------------------------------- */

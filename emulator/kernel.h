@@ -94,6 +94,7 @@ struct emu_cq {
 	uint32_t comp_vector;
 	struct emu_event_file *channel;	/* completion channel or NULL */
 	uint32_t comp_events_reported;	/* events the application read */
+	uint32_t async_events_reported;	/* CQ_ERR events it read */
 	struct emu_hwq *hw;		/* hardware CQ while a queue binds it */
 };
 
@@ -240,6 +241,7 @@ void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
 int emu_event_pop(struct emu_event_file *ev, void *out, size_t len);
 /* IB_EVENT_DEVICE_FATAL to every context's async fds. */
 void emu_post_device_fatal(void);
+void emu_post_cq_error(struct emu_ucontext *ctx, struct emu_cq *cq);
 
 /* Objects */
 struct emu_obj *emu_obj_lookup(struct emu_ucontext *ctx,

@@ -819,9 +819,14 @@ static int install(void)
 		return -errno;
 	prev_act[0] = old;
 	atomic_store(&prev_idx, 0);
-	/* ASan's interceptor drops the request when allow_user_segv_handler=0 */
+	/*
+	 * ASan's interceptor drops the request when allow_user_segv_handler=0.
+	 * TSan's puts its own handler in the kernel, which calls ours at once
+	 * for a synchronous signal such as this one.
+	 */
 	if (syscall(SYS_rt_sigaction, SIGSEGV, NULL, &cur, sizeof(cur.mask)) ||
-	    cur.handler != (void *)mana_trap_entry) {
+	    (cur.handler != (void *)mana_trap_entry &&
+	     !dlsym(RTLD_DEFAULT, "__tsan_init"))) {
 		fprintf(stderr, "mana-emu: cannot install the doorbell SIGSEGV "
 			"handler (with ASan, set ASAN_OPTIONS=allow_user_segv_handler=1)\n");
 		return -ENOTSUP;

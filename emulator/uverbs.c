@@ -405,6 +405,7 @@ static int cmd_destroy_cq(struct emu_bundle *b)
 		return ret;
 	/* what the application read; libibverbs waits for it to be acked */
 	resp.comp_events_reported = ((struct emu_cq *)obj)->comp_events_reported;
+	resp.async_events_reported = ((struct emu_cq *)obj)->async_events_reported;
 	ret = emu_obj_destroy(obj);
 	if (ret)
 		return ret;
@@ -1569,6 +1570,7 @@ static int m_cq_destroy(struct emu_call *c)
 	struct emu_cq *cq = call_obj(c, UVERBS_ATTR_DESTROY_CQ_HANDLE);
 	struct ib_uverbs_destroy_cq_resp resp = {
 		.comp_events_reported = cq->comp_events_reported,
+		.async_events_reported = cq->async_events_reported,
 	};
 	int ret;
 

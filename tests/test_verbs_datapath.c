@@ -423,7 +423,39 @@ out:
 	vt_teardown(&p);
 }
 
-/* ---- CQ overflow --------------------------------------------------------- */
+/* ---- CQ overflow: impossible by construction ---------------------------- */
+
+/* An RSS QP over one WQ of @max_wr on a CQ of @cqe entries: its errno. */
+static int rss_over(struct vt_port *p, unsigned int max_wr, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(p->ctx, cqe, NULL, NULL, 0);
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = max_wr,
+				       .max_sge = 1, .pd = p->pd, .cq = cq };
+	struct ibv_wq *wq = cq ? ibv_create_wq(p->ctx, &wa) : NULL;
+	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 0, .ind_tbl = &wq };
+	struct ibv_rwq_ind_table *t = wq ? ibv_create_rwq_ind_table(p->ctx, &ta) : NULL;
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RAW_PACKET, .pd = p->pd, .rwq_ind_tbl = t,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				  .rx_hash_key_len = sizeof(vt_key),
+				  .rx_hash_key = (uint8_t *)vt_key,
+				  .rx_hash_fields_mask = VT_FIELDS },
+	};
+	struct ibv_qp *qp = t ? ibv_create_qp_ex(p->ctx, &qa) : NULL;
+	int err = qp ? 0 : errno;
+
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (t)
+		ibv_destroy_rwq_ind_table(t);
+	if (wq)
+		ibv_destroy_wq(wq);
+	if (cq)
+		ibv_destroy_cq(cq);
+	return err;
+}
 
 static void case_overflow(void)
 {
@@ -435,24 +467,36 @@ static void case_overflow(void)
 	struct vt_port p;
 	int i, n = 0, r;
 
+	/* a send queue deeper than its CQ: refused */
+	CHECK_ERRNO(vt_setup(&p, &o), EINVAL);
+	vt_teardown(&p);
+	o.cq_depth = 0;
 	CHECK_ERRNO(vt_setup(&p, &o), 0);
 	if (!p.rss)
 		goto out;
+	/* a receive queue deeper than its CQ: refused before the kernel is asked */
+	CHECK_ERRNO(rss_over(&p, 128, 64), EINVAL);
 	while (posted < 256)
 		CHECK_ERRNO(vt_post_rx(&p, 0, &posted, 0), 0);
-	/* 200 frames into a 64-entry RX CQ nobody polls */
-	for (i = 0; i < 200; i++) {
+	/* 400 frames for 256 buffers on a 256-entry RX CQ nobody polls */
+	for (i = 0; i < 400; i++) {
 		wr = one_send(&p, &sge, i, i);
 		CHECK_ERRNO(ibv_post_send(p.qp[0], &wr, &bad), 0);
 		if (i % 32 == 31)
 			wait_wc(p.tx_cq[0], wc, 32, 5);
 	}
-	usleep(300000);
-	for (i = 0; i < 10 && n >= 0; i++) {
-		r = ibv_poll_cq(p.rx_cq[0], 256, wc);
+	wait_wc(p.tx_cq[0], wc, 400 % 32, 5);
+	/* every buffer completed once, in order, and the CQ never overran */
+	for (i = 0; i < 600 && n >= 0 && n < 256; i++) {
+		r = wait_wc(p.rx_cq[0], wc + n, 256 - n, 1);
 		n = r < 0 ? r : n + r;
 	}
-	CHECK(n < 0, "overflow is reported as an error (got %d completions)", n);
+	CHECK(n == 256, "256 receive completions (got %d)", n);
+	for (i = 0; i < n && i < 256; i++)
+		CHECK(wc[i].wr_id == (uint64_t)i && wc[i].status == IBV_WC_SUCCESS,
+		      "completion %d: wr_id %llu status %d", i,
+		      (unsigned long long)wc[i].wr_id, wc[i].status);
+	CHECK(ibv_poll_cq(p.rx_cq[0], 256, wc) == 0, "nothing more");
 out:
 	vt_teardown(&p);
 }

@@ -111,7 +111,12 @@ static inline void mana_ring_doorbell(void *db_page, uint32_t offset,
 {
 	/* WQEs and CQ consumption must be visible before the device looks */
 	atomic_thread_fence(memory_order_release);
-	*(volatile uint64_t *)((uint8_t *)db_page + offset) = value;
+	/*
+	 * A register, not memory: threads ring it for their own queues at
+	 * once.  An atomic store says so (a plain MOV all the same).
+	 */
+	__atomic_store_n((volatile uint64_t *)((uint8_t *)db_page + offset), value,
+			 __ATOMIC_RELAXED);
 }
 
 static inline bool mana_ctx_fatal(struct ibv_context *ibctx)
@@ -159,14 +164,20 @@ static inline bool mana_ring_idle(struct mana_ring *r)
 	return r->retired == mana_load_index(&r->posted);
 }
 
-/* The oldest outstanding WQE, WR number @retired, completes: its WR id. */
+/* RQ: file the WR id of WR number @n. */
+static inline void mana_file_wr(struct mana_ring *r, uint32_t n, uint64_t wr_id)
+{
+	r->wr_ids[n & r->wr_mask] = wr_id;
+}
+
+/*
+ * RQ: the oldest outstanding WR, number @retired, completes: its WR id,
+ * read before the slot is handed back to the poster.
+ */
 static inline uint64_t mana_ring_retire_nth(struct mana_ring *r, uint32_t retired)
 {
-	const struct mana_wqe_info *e =
-		mana_wqe_info_at(r->wqes, mana_ring_off(r->tail_bu, r->mask));
-	uint64_t wr_id = e->wr_id;
+	uint64_t wr_id = r->wr_ids[retired & r->wr_mask];
 
-	r->tail_bu += e->size_bu;
 	mana_store_index(&r->retired, retired + 1);
 	return wr_id;
 }

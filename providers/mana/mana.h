@@ -68,6 +68,8 @@ struct mana_context {
 	struct mana_caps caps;
 	atomic_bool fatal;		/* IBV_EVENT_DEVICE_FATAL seen */
 	atomic_flag fatal_logged;
+	/* raw QPs of this context (under lock): who holds a port, for EBUSY */
+	struct mana_qp *raw_qps;
 };
 
 /*
@@ -155,10 +157,19 @@ struct mana_cq {
 	uint32_t lap;
 	uint32_t owner_bits;
 	uint32_t rang_lap;		/* lap at the last CQ doorbell */
+	/* completions were lost (owner bits, or IBV_EVENT_CQ_ERR): polls fail */
+	atomic_bool overrun;
 	struct mana_qp *sq_qp;		/* bound send QP, or */
 	struct mana_wq *rq;		/* bound receive WQ */
 	/* rq while no coalesced frames wait, else a queue that is never ready */
 	struct mana_wq *fast_rq;
+	/*
+	 * Between ibv_start_poll and ibv_end_poll, the fast path's position in
+	 * fast_rq: the next WR number and the posted count read at the start
+	 * (WRs beyond are strays); retired catches up at the end, or before
+	 * the general path runs.
+	 */
+	uint32_t ex_next, ex_posted;
 	uint32_t qp_num;		/* of the bound QP (the RSS QP for a WQ) */
 	enum ibv_wc_opcode opcode;	/* SEND or RECV, by the bound queue */
 	struct mana_rx_backlog backlog;
@@ -189,6 +200,9 @@ struct mana_wqe_info {
  * holds cap_bu of them (a power of two), enough for max_wr WQEs of max_sge,
  * so only WRs need counting.  The poster owns head_bu and posted, the
  * poller tail_bu and retired; each reads the other's count, never writes it.
+ * An SQ files its WQEs by unit (wqes: a send error names a WQE by its
+ * offset); an RQ completes in order, so it files WR ids by WR number
+ * (wr_ids, wr_mask + 1 >= max_wr entries) and keeps no tail.
  */
 struct mana_ring {
 	struct mana_spinlock lock;	/* posters */
@@ -196,7 +210,9 @@ struct mana_ring {
 	uint32_t tail_bu, retired;
 	uint32_t cap_bu;
 	uint32_t mask;			/* ring bytes - 1 */
-	struct mana_wqe_info *wqes;	/* cap_bu entries */
+	struct mana_wqe_info *wqes;	/* SQ: cap_bu entries */
+	uint64_t *wr_ids;		/* RQ: by WR number */
+	uint32_t wr_mask;
 	uint64_t hdr_template;		/* WQE header, num_sge = 0 */
 	uint64_t hdr1;			/* WQE header, 1 SGE */
 	void *db_page;
@@ -251,6 +267,7 @@ enum mana_wr_state {
 
 struct mana_qp {
 	struct verbs_qp vqp;
+	struct mana_qp *ctx_next;	/* the context's raw_qps list */
 	enum mana_qp_kind kind;
 	uint32_t port;
 	struct mana_buf sq_buf;

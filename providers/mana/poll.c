@@ -97,17 +97,32 @@ static void wc_set(struct mana_wc *wc, uint64_t wr_id, enum ibv_wc_status st,
 	wc->rx_flags = 0;
 }
 
-/* Retire the send WQE at the tail, and its signaled-ring entry if any. */
+/*
+ * Retire the send WQE at unit @tail_bu, WR number @n, and every WR before
+ * it; its WR id.  The signaled-ring entries of the retired WRs are passed
+ * before the new count is published: from that store on, the poster may
+ * reuse their slots (the signaled ring has only roundup_pow2(max_send_wr)
+ * of them), so nothing may read them after it.
+ */
+static uint64_t sq_retire_at(struct mana_qp *qp, uint32_t tail_bu, uint32_t n)
+{
+	const struct mana_wqe_info *e =
+		mana_wqe_info_at(qp->ring.wqes, mana_ring_off(tail_bu, qp->ring.mask));
+	uint32_t sig_head = mana_load_index(&qp->sig_head);
+	uint64_t wr_id = e->wr_id;
+
+	qp->ring.tail_bu = tail_bu + e->size_bu;
+	while (qp->sig_tail != sig_head &&
+	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq - n) <= 0)
+		qp->sig_tail++;
+	mana_store_index(&qp->ring.retired, n + 1);
+	return wr_id;
+}
+
+/* The oldest outstanding send WQE. */
 static uint64_t sq_retire(struct mana_qp *qp)
 {
-	uint64_t wr_id = mana_ring_retire(&qp->ring);
-	uint32_t sig_head = mana_load_index(&qp->sig_head);
-
-	while (qp->sig_tail != sig_head &&
-	       (int32_t)(qp->sig_ring[qp->sig_tail & qp->sig_mask].seq -
-			 qp->ring.retired) < 0)
-		qp->sig_tail++;
-	return wr_id;
+	return sq_retire_at(qp, qp->ring.tail_bu, qp->ring.retired);
 }
 
 /*
@@ -124,10 +139,10 @@ static bool tx_error_matches(struct mana_qp *qp, uint32_t bu, uint32_t off)
  * A send error: errors always complete, signaled or not, so the WQE may be
  * an unsignaled one behind others that succeeded silently (up to the first
  * signaled WQE, whose own completion would have come first).  The CQE's
- * WQE offset picks it; without a match, the oldest outstanding one.  Those
- * before it are retired without a completion.
+ * WQE offset picks it; without a match, the oldest outstanding one.  Its
+ * WR id; those before it are retired without a completion.
  */
-static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
+static uint64_t tx_error_retire(struct mana_qp *qp, const uint8_t *cqe)
 {
 	uint32_t off = gdma_ld32(cqe + MANA_TXCOMP_WQE_DW_OFF) >> MANA_TXCOMP_WQE_SHIFT;
 	uint32_t posted = mana_load_index(&qp->ring.posted), first_sig = posted;
@@ -136,16 +151,14 @@ static void tx_error_skip(struct mana_qp *qp, const uint8_t *cqe)
 	if (qp->sig_tail != mana_load_index(&qp->sig_head))
 		first_sig = qp->sig_ring[qp->sig_tail & qp->sig_mask].seq;
 	for (; n != posted; n++) {
-		if (tx_error_matches(qp, pos, off)) {
-			qp->ring.tail_bu = pos;
-			mana_store_index(&qp->ring.retired, n);
-			return;
-		}
+		if (tx_error_matches(qp, pos, off))
+			return sq_retire_at(qp, pos, n);
 		if (n == first_sig)
-			return;
+			break;
 		pos += mana_wqe_info_at(qp->ring.wqes,
 					mana_ring_off(pos, qp->ring.mask))->size_bu;
 	}
+	return sq_retire(qp);
 }
 
 static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
@@ -162,13 +175,11 @@ static int tx_completion(struct mana_cq *cq, const uint8_t *cqe,
 		if (qp->sig_tail == mana_load_index(&qp->sig_head))
 			return 0;
 		sig = qp->sig_ring[qp->sig_tail & qp->sig_mask];
-		qp->ring.tail_bu = sig.start_bu;
-		mana_store_index(&qp->ring.retired, sig.seq);
-		wc_set(wc, sq_retire(qp), IBV_WC_SUCCESS, 0);
+		wc_set(wc, sq_retire_at(qp, sig.start_bu, sig.seq), IBV_WC_SUCCESS, 0);
 		return 1;
 	}
-	tx_error_skip(qp, cqe);
-	wc_set(wc, sq_retire(qp), tx_error_status(type), cqe_vendor_err(cqe, type));
+	wc_set(wc, tx_error_retire(qp, cqe), tx_error_status(type),
+	       cqe_vendor_err(cqe, type));
 	return 1;
 }
 
@@ -264,27 +275,40 @@ static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
 /*
  * The common receive completion: one frame for a posted buffer, nothing
  * held back.  Its CQE (the WR id in *wr_id), or NULL to leave it to
- * cq_next.
+ * cq_next.  Positions as ex_sync left them (struct mana_cq).
  */
 static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 {
 	const uint8_t *cqe = cq->next_cqe;
-	struct mana_ring *r;
-	uint32_t retired;
+	const struct mana_ring *r;
 
 	if (cqe_owner_bits(cqe) != cq->owner_bits)
 		return NULL;	/* empty or lapped: cq_next decides */
 	atomic_thread_fence(memory_order_acquire);
-	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
+	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY || cq->ex_next == cq->ex_posted)
 		return NULL;
-	/* as mana_ring_idle, with retired read once */
 	r = &cq->fast_rq->ring;
-	retired = r->retired;
-	if (retired == mana_load_index(&r->posted))
-		return NULL;
-	*wr_id = mana_ring_retire_nth(r, retired);
+	*wr_id = r->wr_ids[cq->ex_next++ & r->wr_mask];
 	cq_advance(cq, cqe);
 	return cqe;
+}
+
+/* The fast path's position from fast_rq, once per ibv_start_poll. */
+static inline void ex_sync(struct mana_cq *cq)
+{
+	struct mana_ring *r = &cq->fast_rq->ring;
+
+	cq->ex_next = r->retired;
+	cq->ex_posted = mana_load_index(&r->posted);
+}
+
+/* What the fast path took goes back to the poster. */
+static inline void ex_publish(struct mana_cq *cq)
+{
+	struct mana_ring *r = &cq->fast_rq->ring;
+
+	if (cq->ex_next != r->retired)
+		mana_store_index(&r->retired, cq->ex_next);
 }
 
 /*
@@ -313,8 +337,10 @@ static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 				return flush_one(cq, wc);
 			return 0;
 		}
-		if (owner != cq->owner_bits)
+		if (owner != cq->owner_bits) {
+			atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
 			return -1;
+		}
 		atomic_thread_fence(memory_order_acquire);
 		cq_advance(cq, cqe);
 		if (cq->sq_qp)
@@ -356,6 +382,11 @@ static void cq_maybe_ring(struct mana_cq *cq)
 	if (cq->lap - cq->rang_lap >= 4 && cq->cqid != UINT32_MAX &&
 	    to_mctx(cq->vcq.cq.context)->db_page)
 		cq_doorbell(cq, false);
+}
+
+static inline bool cq_overrun(struct mana_cq *cq)
+{
+	return atomic_load_explicit(&cq->overrun, memory_order_relaxed);
 }
 
 static void overflow_error(struct mana_cq *cq)
@@ -433,14 +464,13 @@ static inline void fill_wc(struct ibv_wc *wc, uint32_t opcode, uint32_t qp_num,
 static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 {
 	struct mana_wq *wq = cq->fast_rq;
-	struct mana_wqe_info *wqes = wq->ring.wqes;
+	const uint64_t *wr_ids = wq->ring.wr_ids;
 	const uint8_t *cqe = cq->next_cqe, *end = cq->end_cqe;
 	uint32_t owner = cq->owner_bits, opcode = cq->opcode, qp_num = cq->qp_num;
-	uint32_t tail = wq->ring.tail_bu, ring_mask = wq->ring.mask;
+	uint32_t n0 = wq->ring.retired, idx = n0, wr_mask = wq->ring.wr_mask;
 	/* no more than there are buffers posted: a CQE beyond is a stray */
-	uint32_t avail = mana_load_index(&wq->ring.posted) - wq->ring.retired;
+	uint32_t avail = mana_load_index(&wq->ring.posted) - n0;
 	struct ibv_wc *w = wc, *wc_end;
-	const struct mana_wqe_info *e;
 	int n;
 
 	wc_end = wc + (avail < (uint32_t)max ? avail : (uint32_t)max);
@@ -451,9 +481,7 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 		atomic_thread_fence(memory_order_acquire);
 		if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 			break;
-		e = mana_wqe_info_at(wqes, mana_ring_off(tail, ring_mask));
-		w->wr_id = e->wr_id;
-		tail += e->size_bu;
+		w->wr_id = wr_ids[idx++ & wr_mask];
 		fill_wc(w, opcode, qp_num, IBV_WC_SUCCESS, 0, mana_rx_fast_len(cqe, 0),
 			gdma_ld32(cqe + MANA_RXCOMP_FLAGS_OFF));
 		cqe += GDMA_CQE_SIZE;
@@ -465,8 +493,7 @@ static int rx_batch(struct mana_cq *cq, struct ibv_wc *wc, int max)
 	n = (int)(w - wc);
 	if (n) {
 		cq->next_cqe = cqe;
-		wq->ring.tail_bu = tail;
-		mana_store_index(&wq->ring.retired, wq->ring.retired + n);
+		mana_store_index(&wq->ring.retired, idx);
 	}
 	return n;
 }
@@ -479,6 +506,8 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries <= 0)
 		return 0;
+	if (mana_unlikely(cq_overrun(cq)))
+		return -1;	/* logged when it was found */
 	cq_lock(cq);
 	n = cq->rq ? rx_batch(cq, wc, num_entries) : 0;
 	while (n < num_entries) {
@@ -512,7 +541,15 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 			 "CQ is not bound to a queue yet: create its QP first");
 		return EINVAL;
 	}
-	/* raw Ethernet has no solicited events: any completion wakes */
+	/*
+	 * Raw Ethernet has no solicited completions to wait for: refuse, as
+	 * rdma-core's libmana does (EOPNOTSUPP), rather than arm for all.
+	 */
+	if (solicited_only) {
+		mana_err(ibcq->context,
+			 "solicited-only arming is not supported: arm with solicited_only 0");
+		return EOPNOTSUPP;
+	}
 	cq_lock(cq);
 	cq_doorbell(cq, true);
 	cq_unlock(cq);
@@ -521,6 +558,18 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
+	struct mana_cq *cq;
+
+	if (event->event_type == IBV_EVENT_CQ_ERR && event->element.cq) {
+		/*
+		 * The device overwrote completions not yet polled, however
+		 * many laps (owner bits alias at 8): the CQ is broken for good.
+		 */
+		cq = to_mcq(event->element.cq);
+		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+		overflow_error(cq);
+		return;
+	}
 	if (event->event_type != IBV_EVENT_DEVICE_FATAL)
 		return;
 	/* pollers flush every outstanding WR from now on; posts fail */
@@ -537,7 +586,12 @@ static inline struct mana_cq *ex_to_mcq(struct ibv_cq_ex *cq)
 
 static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 {
-	int ret = cq_next(cq, &cq->cur);
+	int ret;
+
+	/* the general path counts from retired, and may switch fast_rq */
+	ex_publish(cq);
+	ret = cq_next(cq, &cq->cur);
+	ex_sync(cq);
 
 	if (ret > 0) {
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
@@ -578,7 +632,10 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
+	if (mana_unlikely(cq_overrun(cq)))
+		return EOVERFLOW;
 	cq_lock(cq);
+	ex_sync(cq);
 	ret = ex_fetch(cq);
 	if (ret)
 		cq_unlock(cq);	/* end_poll is not called after a failure */
@@ -594,6 +651,7 @@ static void ex_end_poll(struct ibv_cq_ex *ibcq)
 {
 	struct mana_cq *cq = ex_to_mcq(ibcq);
 
+	ex_publish(cq);
 	cq_maybe_ring(cq);
 	cq_unlock(cq);
 }

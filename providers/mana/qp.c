@@ -30,6 +30,88 @@ static uint32_t qp_port(struct mana_pd *pd)
 	return pd->protection_domain && port ? (uint32_t)port : 1;
 }
 
+/* ---- who holds a port ------------------------------------------------- */
+
+static void raw_qp_add(struct mana_context *ctx, struct mana_qp *qp)
+{
+	pthread_mutex_lock(&ctx->lock);
+	qp->ctx_next = ctx->raw_qps;
+	ctx->raw_qps = qp;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static void raw_qp_del(struct mana_context *ctx, struct mana_qp *qp)
+{
+	struct mana_qp **p;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (p = &ctx->raw_qps; *p; p = &(*p)->ctx_next) {
+		if (*p == qp) {
+			*p = qp->ctx_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/*
+ * A raw QP of this context on @port: of another PD than @pd (want_rss
+ * false), or an RSS QP (want_rss true).  Its number, or -1.  The kernel
+ * answers only EBUSY; this context's own QPs are all we can know of who
+ * holds the port.
+ */
+static int64_t port_holder(struct mana_context *ctx, uint32_t port,
+			   struct mana_pd *pd, bool want_rss)
+{
+	struct mana_qp *qp;
+	int64_t found = -1;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (qp = ctx->raw_qps; qp && found < 0; qp = qp->ctx_next) {
+		if (qp->port != port)
+			continue;
+		if (want_rss ? qp->kind == MANA_QP_RAW_RSS :
+			       mana_real_pd(to_mpd(qp->vqp.qp.pd)) != mana_real_pd(pd))
+			found = qp->vqp.qp.qp_num;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return found;
+}
+
+/* One log line for a create command that failed: who holds the port. */
+static void create_qp_error(struct mana_context *ctx, struct mana_pd *pd,
+			    uint32_t port, bool rss, int err)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	const char *what = rss ? "CREATE_QP (RSS)" : "CREATE_QP";
+	int64_t qpn;
+
+	if (err == ENODEV) {
+		/* kernels ~6.2 to early 2026 answer so while the netdev holds it */
+		mana_err(ibctx, "%s failed: %s: port %u is held by the kernel network interface; set it down (ip link set <ifname> down) or enslave it before using raw QPs",
+			 what, strerror(err), port);
+		return;
+	}
+	if (err != EBUSY) {
+		mana_err(ibctx, "%s failed: %s", what, strerror(err));
+		return;
+	}
+	qpn = rss ? port_holder(ctx, port, pd, true) : -1;
+	if (qpn >= 0) {
+		mana_err(ibctx, "%s failed: %s: port %u already has an RSS QP in this context (QP %lld); a vport has one",
+			 what, strerror(err), port, (long long)qpn);
+		return;
+	}
+	qpn = port_holder(ctx, port, pd, false);
+	if (qpn >= 0) {
+		mana_err(ibctx, "%s failed: %s: port %u is held by another PD of this context (QP %lld); the raw QPs of a port must share one PD",
+			 what, strerror(err), port, (long long)qpn);
+		return;
+	}
+	mana_err(ibctx, "%s failed: %s: port %u is held outside this context: by another context (this process or another)%s, or by the kernel network interface (set it down: ip link set <ifname> down)",
+		 what, strerror(err), port, rss ? " with raw QPs or an RSS QP" : " with raw QPs");
+}
+
 static int check_port(struct mana_context *ctx, uint32_t port)
 {
 	struct mana_caps caps;
@@ -47,6 +129,20 @@ static int check_port(struct mana_context *ctx, uint32_t port)
 	return 0;
 }
 
+/*
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS with no flag asks for nothing; any flag is
+ * one raw packet QPs do not have (the same answer on both QP kinds).
+ */
+static int check_create_flags(struct ibv_context *ibctx,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ||
+	    !attr->create_flags)
+		return 0;
+	mana_err(ibctx, "unsupported QP create_flags 0x%x", attr->create_flags);
+	return EOPNOTSUPP;
+}
+
 static int check_sq_attr(struct mana_context *ctx,
 			 struct ibv_qp_init_attr_ex *attr)
 {
@@ -55,10 +151,14 @@ static int check_sq_attr(struct mana_context *ctx,
 	int ret;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
 		mana_err(ibctx, "unsupported QP comp_mask 0x%x", attr->comp_mask);
 		return EOPNOTSUPP;
 	}
+	ret = check_create_flags(ibctx, attr);
+	if (ret)
+		return ret;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~(uint64_t)IBV_QP_EX_WITH_SEND)) {
 		mana_err(ibctx, "raw packet QPs send only: send_ops_flags 0x%llx",
@@ -87,6 +187,18 @@ static int check_sq_attr(struct mana_context *ctx,
 	if (!attr->cap.max_send_wr || attr->cap.max_send_wr > caps.max_qp_wr) {
 		mana_err(ibctx, "max_send_wr %u out of range 1..%u",
 			 attr->cap.max_send_wr, caps.max_qp_wr);
+		return EINVAL;
+	}
+	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge) {
+		mana_err(ibctx, "a raw send QP has no receive queue: max_recv_wr %u and max_recv_sge %u must be 0 (receive on the WQs of an RSS QP)",
+			 attr->cap.max_recv_wr, attr->cap.max_recv_sge);
+		return EINVAL;
+	}
+	/* every WR may complete (errors do, signaled or not): room for all */
+	if (to_mcq(attr->send_cq)->count < attr->cap.max_send_wr) {
+		mana_err(ibctx, "send CQ of %u entries cannot hold the completions of max_send_wr %u: create it with at least %u",
+			 to_mcq(attr->send_cq)->count, attr->cap.max_send_wr,
+			 attr->cap.max_send_wr);
 		return EINVAL;
 	}
 	if (attr->cap.max_send_sge > MANA_MAX_TX_SGE) {
@@ -153,12 +265,7 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
-		if (ret == EBUSY || ret == ENODEV)
-			mana_err(ibctx,
-				 "CREATE_QP failed: %s: port %u is held by the kernel network interface; set it down (ip link set <ifname> down) or enslave it before using raw QPs",
-				 strerror(ret), qp->port);
-		else
-			mana_err(ibctx, "CREATE_QP failed: %s", strerror(ret));
+		create_qp_error(ctx, pd, qp->port, false, ret);
 		goto err_buf;
 	}
 	if (resp.drv.sqid == UINT32_MAX || resp.drv.cqid == UINT32_MAX) {
@@ -192,6 +299,7 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	attr->cap.max_recv_sge = 0;
 	attr->cap.max_inline_data = qp->max_inline_data;
 	qp->cap = attr->cap;
+	raw_qp_add(ctx, qp);
 	return &qp->vqp.qp;
 
 err_buf:
@@ -214,12 +322,16 @@ static int check_rss_attr(struct mana_context *ctx,
 	uint32_t i, j;
 	int ret;
 
-	if ((attr->comp_mask & needed) != needed || (attr->comp_mask & ~needed)) {
+	if ((attr->comp_mask & needed) != needed ||
+	    (attr->comp_mask & ~(needed | IBV_QP_INIT_ATTR_CREATE_FLAGS))) {
 		mana_err(ibctx,
 			 "RSS QP needs exactly PD, RX_HASH and IND_TABLE (comp_mask 0x%x)",
 			 attr->comp_mask);
 		return EINVAL;
 	}
+	ret = check_create_flags(ibctx, attr);
+	if (ret)
+		return ret;
 	if (!attr->pd || attr->pd->context != ibctx || !attr->rwq_ind_tbl ||
 	    attr->rwq_ind_tbl->context != ibctx) {
 		mana_err(ibctx, "RSS QP needs a PD and an indirection table of this context");
@@ -247,11 +359,10 @@ static int check_rss_attr(struct mana_context *ctx,
 	ret = mana_get_caps(ctx, &caps);
 	if (ret)
 		return ret;
-	if (attr->cap.max_recv_wr > caps.max_qp_wr ||
-	    attr->cap.max_recv_sge > MANA_MAX_RX_SGE) {
-		mana_err(ibctx, "max_recv_wr %u / max_recv_sge %u exceed %u / %u",
-			 attr->cap.max_recv_wr, attr->cap.max_recv_sge,
-			 caps.max_qp_wr, MANA_MAX_RX_SGE);
+	/* as the uverbs core answers a QP over an indirection table */
+	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge) {
+		mana_err(ibctx, "an RSS QP receives on its WQs: max_recv_wr %u and max_recv_sge %u must be 0 (set max_wr/max_sge of the WQs)",
+			 attr->cap.max_recv_wr, attr->cap.max_recv_sge);
 		return EINVAL;
 	}
 
@@ -268,6 +379,13 @@ static int check_rss_attr(struct mana_context *ctx,
 		}
 		if (atomic_load(&cq->bound)) {
 			mana_err(ibctx, "the CQ of WQ %u already belongs to a QP", i);
+			return EINVAL;
+		}
+		/* a receive CQE completes one WR or more: room for max_wr */
+		if (cq->count < table->wqs[i]->max_wr) {
+			mana_err(ibctx, "the CQ of WQ %u has %u entries, fewer than the WQ's max_wr %u: create it with at least %u",
+				 i, cq->count, table->wqs[i]->max_wr,
+				 table->wqs[i]->max_wr);
 			return EINVAL;
 		}
 		for (j = 0; j < i; j++) {
@@ -288,6 +406,7 @@ static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
 {
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 	struct mana_create_qp_rss_resp *resp;
+	struct ibv_qp_init_attr_ex cmd_attr;
 	struct mana_create_qp_rss cmd;
 	struct mana_rwq_ind_table *table;
 	struct mana_pd *pd;
@@ -320,15 +439,13 @@ static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
 	memcpy(cmd.drv.rx_hash_key, attr->rx_hash_conf.rx_hash_key,
 	       MANA_IB_RX_HASH_KEY_LEN);
 	cmd.drv.port = qp->port;
-	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	/* zero create flags were accepted above; the kernel needs no word of them */
+	cmd_attr = *attr;
+	cmd_attr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp->ibv_resp, sizeof(*resp));
 	if (ret) {
-		if (ret == EBUSY)
-			mana_err(ibctx,
-				 "CREATE_QP (RSS) failed: %s: the vport already has an RSS QP, or the kernel interface holds port %u (set it down)",
-				 strerror(ret), qp->port);
-		else
-			mana_err(ibctx, "CREATE_QP (RSS) failed: %s", strerror(ret));
+		create_qp_error(ctx, pd, qp->port, true, ret);
 		goto err_free;
 	}
 	if (resp->drv.num_entries != table->size) {
@@ -351,6 +468,7 @@ static struct ibv_qp *create_rss_qp(struct mana_context *ctx,
 	if (pd->protection_domain)
 		atomic_fetch_add(&pd->refs, 1);
 	qp->cap = attr->cap;
+	raw_qp_add(ctx, qp);
 	free(resp);
 	return &qp->vqp.qp;
 
@@ -413,6 +531,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 		return ret;
 	}
 
+	raw_qp_del(to_mctx(ibqp->context), qp);
 	/* the hardware queues are gone: ids no longer mean anything */
 	if (qp->kind == MANA_QP_RAW_SQ) {
 		qp->send_cq->cqid = UINT32_MAX;

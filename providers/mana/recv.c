@@ -2,7 +2,7 @@
 /*
  * The receive half of the verbs datapath: ibv_post_wq_recv on the WQs of
  * an RSS QP.  One lock and at most one doorbell per call; a one-SGE WR is
- * four stores into the ring and its WR id filed under its unit.
+ * four stores into the ring and its WR id filed under its WR number.
  */
 #include <stdlib.h>
 
@@ -44,7 +44,7 @@ static int rq_put(struct mana_wq *wq, struct mana_cursor *c,
 	mana_put_wqe(wq->buf.addr, wq->ring.mask, off,
 		     mana_wqe_hdr(wq->ring.hdr_template, wr->num_sge), 0,
 		     wr->sg_list, wr->num_sge);
-	mana_file_wqe(wq->ring.wqes, off, size, wr->wr_id);
+	mana_file_wr(&wq->ring, c->head - c->delta, wr->wr_id);
 	mana_cursor_advance(c, size);
 	return 0;
 }
@@ -75,8 +75,9 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
 	struct mana_wq *wq = to_mwq(ibwq);
-	struct mana_wqe_info *wqes = wq->ring.wqes;
+	uint64_t *wr_ids = wq->ring.wr_ids;
 	uint32_t head, limit, off, ring_mask = wq->ring.mask;
+	uint32_t wr_mask = wq->ring.wr_mask, num;
 	uint8_t *ring = wq->buf.addr;
 	uint64_t hdr1 = wq->ring.hdr1;
 	struct mana_cursor c;
@@ -91,13 +92,14 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	/* head and limit in registers; the rest of the cursor changes rarely */
 	head = c.head;
 	limit = c.limit;
+	num = head - c.delta;	/* the WR number at head */
 	for (; wr; wr = wr->next) {
 		if (mana_likely(wr->num_sge == 1 && head != limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
 
 			off = mana_ring_off(head, ring_mask);
 			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
-			mana_file_wqe(wqes, off, 1, wr->wr_id);
+			wr_ids[num++ & wr_mask] = wr->wr_id;
 			head++;
 			continue;
 		}
@@ -106,6 +108,7 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		ret = rq_put(wq, &c, wr);
 		head = c.head;
 		limit = c.limit;
+		num = head - c.delta;
 		if (ret) {
 			*bad_wr = wr;
 			break;

@@ -44,9 +44,16 @@ int mana_ring_init(struct mana_ring *r, size_t bytes, uint32_t max_wr,
 	/* counting WRs is enough only if max_wr of the largest WQEs fit */
 	if ((uint64_t)max_wr * mana_wqe_units(max_sge) > r->cap_bu)
 		return EINVAL;
-	r->wqes = calloc(r->cap_bu, sizeof(*r->wqes));
-	if (!r->wqes)
-		return ENOMEM;
+	if (qt == GDMA_RQ) {
+		r->wr_mask = mana_roundup_pow2(max_wr) - 1;
+		r->wr_ids = calloc(r->wr_mask + 1, sizeof(*r->wr_ids));
+		if (!r->wr_ids)
+			return ENOMEM;
+	} else {
+		r->wqes = calloc(r->cap_bu, sizeof(*r->wqes));
+		if (!r->wqes)
+			return ENOMEM;
+	}
 	mana_spin_init(&r->lock);
 	return 0;
 }
@@ -55,4 +62,6 @@ void mana_ring_fini(struct mana_ring *r)
 {
 	free(r->wqes);
 	r->wqes = NULL;
+	free(r->wr_ids);
+	r->wr_ids = NULL;
 }

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The verbs contracts issue 9 found broken, checked through plain verbs
+ * (under mana-emu, VERBS_LOG_FILE set by the test):
+ *   caps     every create verb returns caps >= those requested, or fails
+ *   flags    IBV_QP_INIT_ATTR_CREATE_FLAGS: 0 accepted, any flag EOPNOTSUPP
+ *   busy     EBUSY on a port says who holds it
+ *   notify   ibv_req_notify_cq(cq, 1): EOPNOTSUPP, as rdma-core's libmana
+ *   overrun --laps=L   a CQ the device laps L times (sends posted through
+ *            manadv, nothing polled): IBV_EVENT_CQ_ERR and ibv_poll_cq -1,
+ *            also at exactly 8 laps, where the owner bits alias
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "emu_client.h"
+#include "verbs_traffic.h"
+#include "providers/mana/gdma.h"
+
+static const char *log_path;
+static long log_off;
+
+/* The verbs log written since the last call contains @what. */
+static int log_has(const char *what)
+{
+	char buf[16384];
+	size_t n = 0;
+	FILE *f;
+
+	if (!log_path)
+		return 0;
+	fflush(NULL);	/* libibverbs' stream for VERBS_LOG_FILE */
+	f = fopen(log_path, "r");
+	if (!f)
+		return 0;
+	if (!fseek(f, log_off, SEEK_SET))
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	log_off = ftell(f);
+	fclose(f);
+	return strstr(buf, what) != NULL;
+}
+
+/* Forget what the log holds so far (it may hold earlier runs too). */
+static void log_skip(void)
+{
+	FILE *f;
+
+	fflush(NULL);
+	f = fopen(log_path, "r");
+	if (!f)
+		return;
+	if (!fseek(f, 0, SEEK_END))
+		log_off = ftell(f);
+	fclose(f);
+}
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+};
+
+static int env_open(struct env *e)
+{
+	struct ibv_device **list;
+	int n;
+
+	memset(e, 0, sizeof(*e));
+	list = ibv_get_device_list(&n);
+	if (!list || !n)
+		return ENODEV;
+	e->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!e->ctx)
+		return errno;
+	e->pd = ibv_alloc_pd(e->ctx);
+	return e->pd ? 0 : errno;
+}
+
+static void env_close(struct env *e)
+{
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->ctx)
+		ibv_close_device(e->ctx);
+}
+
+/* A raw send QP on @pd with a CQ of @cqe; NULL and errno on failure. */
+static struct ibv_qp *sq_create(struct env *e, struct ibv_pd *pd,
+				struct ibv_qp_init_attr_ex *qa, int cqe,
+				struct ibv_cq **cq)
+{
+	struct ibv_qp *qp;
+
+	*cq = ibv_create_cq(e->ctx, cqe, NULL, NULL, 0);
+	if (!*cq)
+		return NULL;
+	qa->qp_type = IBV_QPT_RAW_PACKET;
+	qa->send_cq = qa->recv_cq = *cq;
+	qa->pd = pd;
+	qa->comp_mask |= IBV_QP_INIT_ATTR_PD;
+	qp = ibv_create_qp_ex(e->ctx, qa);
+	if (!qp) {
+		int err = errno;
+
+		ibv_destroy_cq(*cq);
+		*cq = NULL;
+		errno = err;
+	}
+	return qp;
+}
+
+static void sq_destroy(struct ibv_qp *qp, struct ibv_cq *cq)
+{
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+/* An RSS QP over one fresh WQ; errno. */
+struct rss {
+	struct ibv_cq *cq;
+	struct ibv_wq *wq;
+	struct ibv_rwq_ind_table *table;
+	struct ibv_qp *qp;
+};
+
+static int rss_create(struct env *e, struct rss *r, struct ibv_qp_init_attr_ex *qa)
+{
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 64,
+				       .max_sge = 1, .pd = e->pd };
+	struct ibv_rwq_ind_table_init_attr ta = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	if (!r->cq)
+		return errno;
+	wa.cq = r->cq;
+	r->wq = ibv_create_wq(e->ctx, &wa);
+	if (!r->wq)
+		return errno;
+	ta.ind_tbl = &r->wq;
+	r->table = ibv_create_rwq_ind_table(e->ctx, &ta);
+	if (!r->table)
+		return errno;
+	qa->qp_type = IBV_QPT_RAW_PACKET;
+	qa->comp_mask |= IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			 IBV_QP_INIT_ATTR_IND_TABLE;
+	qa->pd = e->pd;
+	qa->rwq_ind_tbl = r->table;
+	qa->rx_hash_conf = (struct ibv_rx_hash_conf){
+		.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+		.rx_hash_key_len = sizeof(vt_key), .rx_hash_key = (uint8_t *)vt_key,
+		.rx_hash_fields_mask = VT_FIELDS,
+	};
+	r->qp = ibv_create_qp_ex(e->ctx, qa);
+	return r->qp ? 0 : errno;
+}
+
+static void rss_destroy(struct rss *r)
+{
+	if (r->qp)
+		ibv_destroy_qp(r->qp);
+	if (r->table)
+		ibv_destroy_rwq_ind_table(r->table);
+	if (r->wq)
+		ibv_destroy_wq(r->wq);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+}
+
+/* ---- caps: returned >= requested, or the call fails --------------------- */
+
+static const uint32_t depths[] = { 1, 3, 100, 255, 256, 1000 };
+#define NDEPTHS (sizeof(depths) / sizeof(depths[0]))
+
+static void check_qp_caps(const char *how, const struct ibv_qp_cap *want,
+			  const struct ibv_qp_cap *got)
+{
+	CHECK(got->max_send_wr >= want->max_send_wr &&
+	      got->max_send_sge >= want->max_send_sge &&
+	      got->max_recv_wr >= want->max_recv_wr &&
+	      got->max_recv_sge >= want->max_recv_sge &&
+	      got->max_inline_data >= want->max_inline_data,
+	      "%s: asked %u/%u/%u/%u/%u, got %u/%u/%u/%u/%u (send wr/sge, recv wr/sge, inline)",
+	      how, want->max_send_wr, want->max_send_sge, want->max_recv_wr,
+	      want->max_recv_sge, want->max_inline_data, got->max_send_wr,
+	      got->max_send_sge, got->max_recv_wr, got->max_recv_sge,
+	      got->max_inline_data);
+}
+
+/* A send QP through ibv_create_qp and ibv_create_qp_ex, then query_qp. */
+static void caps_sq(struct env *e, struct ibv_qp_cap want)
+{
+	struct ibv_qp_init_attr_ex qa = { .cap = want };
+	struct ibv_qp_init_attr ia = { .cap = want, .qp_type = IBV_QPT_RAW_PACKET };
+	struct ibv_qp_init_attr qia;
+	struct ibv_qp_attr attr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	qp = sq_create(e, e->pd, &qa, want.max_send_wr, &cq);
+	CHECK(qp, "create_qp_ex send QP of %u: %s", want.max_send_wr, strerror(errno));
+	if (qp) {
+		check_qp_caps("create_qp_ex", &want, &qa.cap);
+		CHECK(!ibv_query_qp(qp, &attr, IBV_QP_CAP, &qia), "query_qp");
+		check_qp_caps("query_qp", &want, &qia.cap);
+	}
+	sq_destroy(qp, cq);
+
+	ia.send_cq = ia.recv_cq = cq = ibv_create_cq(e->ctx, want.max_send_wr, NULL, NULL, 0);
+	qp = cq ? ibv_create_qp(e->pd, &ia) : NULL;
+	CHECK(qp, "create_qp send QP of %u: %s", want.max_send_wr, strerror(errno));
+	if (qp)
+		check_qp_caps("create_qp", &want, &ia.cap);
+	sq_destroy(qp, cq);
+}
+
+static void case_caps(void)
+{
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq;
+	struct ibv_wq *wq;
+	struct env e;
+	struct rss r;
+	unsigned int i, sge;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	if (!e.pd)
+		goto out;
+	for (i = 0; i < NDEPTHS; i++) {
+		for (sge = 0; sge <= 4; sge += 2)
+			caps_sq(&e, (struct ibv_qp_cap){ .max_send_wr = depths[i],
+							 .max_send_sge = sge,
+							 .max_inline_data = sge * 50 });
+
+		cq = ibv_create_cq(e.ctx, depths[i], NULL, NULL, 0);
+		CHECK(cq && (uint32_t)cq->cqe >= depths[i], "create_cq %u: cqe %d",
+		      depths[i], cq ? cq->cqe : -1);
+		for (sge = 1; cq && sge <= 15; sge += 7) {
+			struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ,
+						       .max_wr = depths[i], .max_sge = sge,
+						       .pd = e.pd, .cq = cq };
+
+			wq = ibv_create_wq(e.ctx, &wa);
+			CHECK(wq && wa.max_wr >= depths[i] && wa.max_sge >= sge,
+			      "create_wq %u/%u: got %u/%u (%s)", depths[i], sge,
+			      wa.max_wr, wa.max_sge, wq ? "created" : strerror(errno));
+			if (wq)
+				ibv_destroy_wq(wq);
+		}
+		if (cq)
+			ibv_destroy_cq(cq);
+
+		ca = (struct ibv_cq_init_attr_ex){ .cqe = depths[i],
+						   .wc_flags = IBV_WC_EX_WITH_BYTE_LEN };
+		cqx = ibv_create_cq_ex(e.ctx, &ca);
+		CHECK(cqx && (uint32_t)ibv_cq_ex_to_cq(cqx)->cqe >= depths[i],
+		      "create_cq_ex %u: cqe %d", depths[i],
+		      cqx ? ibv_cq_ex_to_cq(cqx)->cqe : -1);
+		if (cqx)
+			ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	}
+
+	/* receive caps belong to the WQs: an RSS QP asking for them fails */
+	qa = (struct ibv_qp_init_attr_ex){ 0 };
+	CHECK_ERRNO(rss_create(&e, &r, &qa), 0);
+	if (r.qp)
+		check_qp_caps("RSS QP", &(struct ibv_qp_cap){ 0 }, &qa.cap);
+	rss_destroy(&r);
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_recv_wr = 100, .max_recv_sge = 2 } };
+	CHECK_ERRNO(rss_create(&e, &r, &qa), EINVAL);
+	CHECK(log_has("an RSS QP receives on its WQs"), "log line for RSS receive caps");
+	rss_destroy(&r);
+
+	/* a send QP has no receive queue: asking for one fails */
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1,
+						    .max_recv_wr = 1 } };
+	CHECK(!sq_create(&e, e.pd, &qa, 64, &cq) && errno == EINVAL,
+	      "send QP with max_recv_wr 1: EINVAL (errno %d)", errno);
+	CHECK(log_has("has no receive queue"), "log line for max_recv_wr");
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1,
+						    .max_recv_sge = 1 } };
+	CHECK(!sq_create(&e, e.pd, &qa, 64, &cq) && errno == EINVAL,
+	      "send QP with max_recv_sge 1: EINVAL (errno %d)", errno);
+	CHECK(log_has("has no receive queue"), "log line for max_recv_sge");
+	/* and a queue its CQ cannot hold fails too (manadv(7)) */
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 4096, .max_send_sge = 1 } };
+	CHECK(!sq_create(&e, e.pd, &qa, 4, &cq) && errno == EINVAL,
+	      "send QP of 4096 on a CQ of 4: EINVAL (errno %d)", errno);
+	CHECK(log_has("cannot hold the completions"), "log line for a small CQ");
+out:
+	env_close(&e);
+}
+
+/* ---- create_flags -------------------------------------------------------- */
+
+static void case_flags(void)
+{
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct env e;
+	struct rss r;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	if (!e.pd)
+		goto out;
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 },
+					   .comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS };
+	qp = sq_create(&e, e.pd, &qa, 64, &cq);
+	CHECK(qp, "send QP, create_flags 0: %s", strerror(errno));
+	sq_destroy(qp, cq);
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 },
+					   .comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS,
+					   .create_flags = IBV_QP_CREATE_SCATTER_FCS };
+	CHECK(!sq_create(&e, e.pd, &qa, 64, &cq) && errno == EOPNOTSUPP,
+	      "send QP, create_flags SCATTER_FCS: EOPNOTSUPP (errno %d)", errno);
+	CHECK(log_has("unsupported QP create_flags"), "log line (send QP)");
+
+	qa = (struct ibv_qp_init_attr_ex){ .comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS };
+	CHECK_ERRNO(rss_create(&e, &r, &qa), 0);
+	rss_destroy(&r);
+	qa = (struct ibv_qp_init_attr_ex){ .comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS,
+					   .create_flags = IBV_QP_CREATE_CVLAN_STRIPPING };
+	CHECK_ERRNO(rss_create(&e, &r, &qa), EOPNOTSUPP);
+	CHECK(log_has("unsupported QP create_flags"), "log line (RSS QP)");
+	rss_destroy(&r);
+out:
+	env_close(&e);
+}
+
+/* ---- EBUSY: who holds the port --------------------------------------------- */
+
+static void case_busy(void)
+{
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_cq *cq_a, *cq_b, *cq_c;
+	struct ibv_qp *qp_a, *qp_b, *qp_c;
+	struct ibv_pd *pd_b;
+	struct env e, other;
+	struct rss r1, r2;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	CHECK_ERRNO(env_open(&other), 0);
+	if (!e.pd || !other.pd)
+		goto out;
+	pd_b = ibv_alloc_pd(e.ctx);
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	qp_a = sq_create(&e, e.pd, &qa, 64, &cq_a);
+	CHECK(qp_a, "first raw QP: %s", strerror(errno));
+
+	/* another PD of the same context */
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	qp_b = sq_create(&e, pd_b, &qa, 64, &cq_b);
+	CHECK(!qp_b && errno == EBUSY, "raw QP on another PD: EBUSY (errno %d)", errno);
+	CHECK(log_has("held by another PD of this context"), "log names the other PD");
+
+	/* another context */
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	qp_c = sq_create(&other, other.pd, &qa, 64, &cq_c);
+	CHECK(!qp_c && errno == EBUSY, "raw QP in another context: EBUSY (errno %d)", errno);
+	CHECK(log_has("held outside this context"), "log says outside this context");
+	sq_destroy(qp_b, cq_b);
+	sq_destroy(qp_c, cq_c);
+
+	/* a second RSS QP on the vport, same context */
+	qa = (struct ibv_qp_init_attr_ex){ 0 };
+	CHECK_ERRNO(rss_create(&e, &r1, &qa), 0);
+	log_skip();
+	qa = (struct ibv_qp_init_attr_ex){ 0 };
+	CHECK_ERRNO(rss_create(&e, &r2, &qa), EBUSY);
+	CHECK(log_has("already has an RSS QP in this context"), "log names the RSS QP");
+	rss_destroy(&r2);
+	rss_destroy(&r1);
+	sq_destroy(qp_a, cq_a);
+
+	/* the port free again: the other PD takes it */
+	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	qp_b = sq_create(&e, pd_b, &qa, 64, &cq_b);
+	CHECK(qp_b, "raw QP on the other PD once the port is free: %s", strerror(errno));
+	sq_destroy(qp_b, cq_b);
+	if (pd_b)
+		ibv_dealloc_pd(pd_b);
+out:
+	env_close(&other);
+	env_close(&e);
+}
+
+/* ---- ibv_req_notify_cq --------------------------------------------------- */
+
+static void case_notify(void)
+{
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct env e;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	if (!e.pd)
+		goto out;
+	qp = sq_create(&e, e.pd, &qa, 64, &cq);
+	CHECK(qp, "send QP: %s", strerror(errno));
+	if (qp) {
+		log_skip();
+		CHECK_ERRNO(ibv_req_notify_cq(cq, 1), EOPNOTSUPP);
+		CHECK(log_has("solicited-only arming is not supported"), "log line");
+		CHECK_ERRNO(ibv_req_notify_cq(cq, 0), 0);
+	}
+	sq_destroy(qp, cq);
+out:
+	env_close(&e);
+}
+
+/* ---- a CQ overrun by a manadv datapath -------------------------------------- */
+
+static unsigned int laps = 1;
+
+/* The TX CQE in @slot names the WQE at unit @bu (in bytes or units). */
+static bool cqe_names(const uint8_t *cq_buf, uint32_t slot, uint32_t bu)
+{
+	const volatile uint8_t *cqe = cq_buf + (size_t)slot * GDMA_CQE_SIZE;
+	uint32_t off = (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF] |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 1] << 8 |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 2] << 16 |
+		       (uint32_t)cqe[MANA_TXCOMP_WQE_DW_OFF + 3] << 24;
+
+	off >>= MANA_TXCOMP_WQE_SHIFT;
+	return off == bu * GDMA_WQE_BU_SIZE || off == bu;
+}
+
+/* The next async event within about 10 s; its type, or -1. */
+static int next_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	int i;
+
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	for (i = 0; i < 100; i++) {
+		if (!ibv_get_async_event(ctx, ev))
+			return ev->event_type;
+		poll(&pfd, 1, 100);
+	}
+	return -1;
+}
+
+static void case_overrun(void)
+{
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
+	struct gdma_wqe_header h = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct manadv_qp dqp;
+	struct manadv_cq dcq;
+	struct manadv_obj obj = { .qp = { .out = &dqp }, .cq = { .out = &dcq } };
+	struct ibv_async_event ev;
+	struct manadv_api api = { 0 };
+	struct mana_tx_oob oob = { .pkt_fmt = MANA_SHORT_PKT_FMT };
+	uint8_t w[GDMA_OOB_LARGE], *frame = NULL;
+	uint64_t hdr, oob_word;
+	struct ibv_wc wc[8];
+	struct ibv_mr *mr = NULL;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint32_t i, n;
+	struct env e;
+	int ret, got_event = 0;
+
+	CHECK_ERRNO(env_open(&e), 0);
+	CHECK(!manadv_api_load(&api), "manadv in the loaded libmana");
+	if (!e.pd || !api.init_obj)
+		goto out;
+	qp = sq_create(&e, e.pd, &qa, 4, &cq);
+	CHECK(qp, "send QP of 4 on a CQ of 4: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	obj.qp.in = qp;
+	obj.cq.in = cq;
+	CHECK_ERRNO(api.init_obj(&obj, MANADV_OBJ_QP | MANADV_OBJ_CQ), 0);
+	frame = aligned_alloc(4096, 4096);
+	memset(frame, 0, 4096);
+	vt_frame(frame, 64, 1024, 0, 0);
+	mr = ibv_reg_mr(e.pd, frame, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "reg_mr");
+	/* the device is @laps laps ahead of a consumer that never polled */
+	n = (laps + 1) * dcq.count;
+	CHECK(n <= dqp.sq_size / GDMA_WQE_BU_SIZE, "%u WQEs fit the SQ ring", n);
+	oob.vcq_num = dcq.cq_id;
+	oob.vsq_frame = mana_tx_vsq_frame(dqp.sq_id);
+	oob.short_vp_offset = dqp.tx_vp_offset;
+	if (!mr || n > dqp.sq_size / GDMA_WQE_BU_SIZE ||
+	    gdma_wqe_header_encode(&h, GDMA_SQ, w))
+		goto destroy;
+	hdr = gdma_ld64(w);
+	if (mana_tx_oob_encode(&oob, w))
+		goto destroy;
+	oob_word = gdma_ld64(w);
+	for (i = 0; i < n; i++) {
+		uint8_t *wqe = (uint8_t *)dqp.sq_buf + (size_t)i * GDMA_WQE_BU_SIZE;
+
+		gdma_st64(wqe, hdr);
+		gdma_st64(wqe + 8, oob_word);
+		gdma_st64(wqe + 16, (uintptr_t)frame);
+		gdma_st64(wqe + 24, (uint64_t)mr->lkey | (uint64_t)64 << 32);
+	}
+	atomic_thread_fence(memory_order_release);
+	*(volatile uint64_t *)((uint8_t *)dqp.db_page + GDMA_DB_OFF_SQ) =
+		dqp.sq_id | (uint64_t)gdma_wq_db_tail(n) << 32;
+	/* until the last completion is in its slot (the test's bound: ctest's) */
+	while (!cqe_names(dcq.buf, (n - 1) % dcq.count, n - 1))
+		usleep(1000);
+	/* the consumer's position reaches the device with a CQ doorbell */
+	log_skip();
+	CHECK_ERRNO(ibv_req_notify_cq(cq, 0), 0);
+	ret = next_async_event(e.ctx, &ev);
+	CHECK(ret == IBV_EVENT_CQ_ERR, "%u laps: async event %d, want CQ_ERR (%d)",
+	      laps, ret, IBV_EVENT_CQ_ERR);
+	if (ret >= 0) {
+		got_event = ret == IBV_EVENT_CQ_ERR;
+		CHECK(!got_event || ev.element.cq == cq, "the event names the CQ");
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(log_has("overflowed"), "one log line for the overrun");
+	/* never empty, never stale completions: an error, every time */
+	for (i = 0; i < 3; i++)
+		CHECK(ibv_poll_cq(cq, 8, wc) == -1, "%u laps: poll %u returns -1", laps, i);
+destroy:
+	if (mr)
+		ibv_dereg_mr(mr);
+	free(frame);
+	sq_destroy(qp, cq);
+out:
+	env_close(&e);
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 1 ? argv[1] : "caps";
+	int i;
+
+	for (i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--laps=", 7))
+			laps = atoi(argv[i] + 7);
+
+	log_path = getenv("VERBS_LOG_FILE");
+	if (!log_path) {
+		fprintf(stderr, "set VERBS_LOG_FILE (and VERBS_LOG_LEVEL)\n");
+		return 2;
+	}
+	if (!strcmp(which, "caps"))
+		case_caps();
+	else if (!strcmp(which, "flags"))
+		case_flags();
+	else if (!strcmp(which, "busy"))
+		case_busy();
+	else if (!strcmp(which, "notify"))
+		case_notify();
+	else if (!strcmp(which, "overrun") && laps >= 1 && laps <= 12)
+		case_overrun();
+	else {
+		fprintf(stderr, "unknown case %s\n", which);
+		return 2;
+	}
+	return check_done();
+}
