@@ -184,7 +184,7 @@ static inline bool mana_dv_sq_post(struct mana_dv_sq *sq, uint64_t addr,
  * Receive WQEs given back per RQ doorbell: a burst, or a quarter of the
  * ring if that is smaller.  Up to this many minus one buffers may sit
  * unposted, so a sender that must not overrun the RQ keeps at most
- * cap - mana_dv_rq_batch() frames in flight.
+ * cap - mana_dv_rq_batch() + 1 frames in flight.
  */
 static inline uint32_t mana_dv_rq_batch(const struct mana_dv_rq *rq)
 {

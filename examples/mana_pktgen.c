@@ -513,12 +513,44 @@ static uint64_t max_in_flight(const struct mana_dv_rq *rq)
 	return rq->cap - mana_dv_rq_batch(rq) + 1;
 }
 
+static uint64_t min_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? x : y;
+}
+
+/*
+ * Wait for room for a whole burst (or what is left to send) rather than
+ * send the odd frame as soon as one slot frees: otherwise, with a device
+ * that keeps up, every burst would be a frame or two and each would cost
+ * a doorbell.
+ */
+static bool burst_fits(const struct app *a)
+{
+	uint64_t want = min_u64(BATCH, a->cfg.frames - a->sent), lim;
+	uint32_t i;
+
+	if (a->cfg.mode == MODE_LOOPBACK) {
+		lim = max_in_flight(&a->rx[0].rq);
+		if (lim - min_u64(a->sent - a->received, lim) < min_u64(want, lim))
+			return false;
+	}
+	for (i = 0; i < a->cfg.queues; i++) {
+		const struct mana_dv_sq *sq = &a->tx[i].sq;
+
+		if (sq->cap - (sq->posted - sq->completed) < min_u64(want, sq->cap))
+			return false;
+	}
+	return true;
+}
+
 /* Send the next burst of frames (loopback/send); flow f goes out on f % queues. */
 static int send_burst(struct app *a)
 {
 	bool posted[MAX_QUEUES] = { false };
 	int n = 0, i;
 
+	if (!burst_fits(a))
+		return 0;
 	for (i = 0; i < BATCH && a->sent < a->cfg.frames; i++) {
 		/*
 		 * Loopback: never more frames in flight than one RX queue
