@@ -21,10 +21,20 @@
 
 #include "providers/mana/gdma.h"
 
-/* A completion queue: the consumer index starts at count (owner lap 1). */
+/*
+ * Doorbells are the expensive part of a datapath (an uncached MMIO write
+ * on hardware, a trapped store under mana-emu): ring each queue at most
+ * once per burst of this many WQEs or CQEs.
+ */
+#define MANA_DV_DB_BATCH 32
+
+/*
+ * A completion queue: the consumer index starts at count (owner lap 1);
+ * @rung is the index last reported with a CQ doorbell.
+ */
 struct mana_dv_cq {
 	struct manadv_cq dv;
-	uint32_t head;
+	uint32_t head, rung;
 };
 
 /*
@@ -53,7 +63,7 @@ static inline int mana_dv_cq_init(struct mana_dv_cq *cq, struct ibv_cq *ibcq)
 	struct manadv_obj obj = { .cq = { .in = ibcq, .out = &cq->dv } };
 	int ret = manadv_init_obj(&obj, MANADV_OBJ_CQ);
 
-	cq->head = cq->dv.count;
+	cq->head = cq->rung = cq->dv.count;
 	return ret;
 }
 
@@ -127,6 +137,21 @@ static inline void mana_dv_cq_ring(struct mana_dv_cq *cq, void *db_page, bool ar
 	mana_dv_ring(db_page, GDMA_DB_OFF_CQ,
 		     cq->dv.cq_id | (uint64_t)gdma_cq_db_tail(cq->head, cq->dv.count) << 32 |
 		     (uint64_t)arm << 63);
+	cq->rung = cq->head;
+}
+
+/*
+ * After polling: report the consumer index only once a burst's worth of
+ * CQEs (at most a quarter of the ring) was consumed since the last report,
+ * so the device hears of progress well within a lap without a doorbell per
+ * poll.
+ */
+static inline void mana_dv_cq_consumed(struct mana_dv_cq *cq, void *db_page)
+{
+	uint32_t every = mana_dv_min(MANA_DV_DB_BATCH, cq->dv.count / 4);
+
+	if (cq->head - cq->rung >= (every ? every : 1))
+		mana_dv_cq_ring(cq, db_page, false);
 }
 
 static inline bool mana_dv_sq_full(const struct mana_dv_sq *sq)
@@ -153,6 +178,25 @@ static inline bool mana_dv_sq_post(struct mana_dv_sq *sq, uint64_t addr,
 	gdma_st64(wqe + 24, (uint64_t)lkey | (uint64_t)len << 32);
 	sq->posted++;
 	return true;
+}
+
+/*
+ * Receive WQEs given back per RQ doorbell: a burst, or a quarter of the
+ * ring if that is smaller.  Up to this many minus one buffers may sit
+ * unposted, so a sender that must not overrun the RQ keeps at most
+ * cap - mana_dv_rq_batch() + 1 frames in flight.
+ */
+static inline uint32_t mana_dv_rq_batch(const struct mana_dv_rq *rq)
+{
+	uint32_t b = mana_dv_min(MANA_DV_DB_BATCH, rq->cap / 4);
+
+	return b ? b : 1;
+}
+
+/* Room for at least a batch of receive WQEs: time to refill and ring. */
+static inline bool mana_dv_rq_want_refill(const struct mana_dv_rq *rq)
+{
+	return rq->cap - (rq->posted - rq->consumed) >= mana_dv_rq_batch(rq);
 }
 
 static inline bool mana_dv_rq_post(struct mana_dv_rq *rq, uint64_t addr,

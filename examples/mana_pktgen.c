@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -36,6 +37,7 @@
 #define MAX_QUEUES 16
 #define RX_BUF_SIZE 2048
 #define BATCH 32
+#define IDLE_SPIN 64	/* empty polls before yielding the CPU */
 #define PAYLOAD_MAGIC 0x4d414e41u	/* "MANA" */
 
 static const uint8_t rss_key[MANA_RSS_KEY_LEN] = MANA_RSS_SAMPLE_KEY;
@@ -402,8 +404,7 @@ static int poll_tx(struct txq *q)
 		fprintf(stderr, "mana-pktgen: TX CQ overflow\n");
 		return -1;
 	}
-	if (n)
-		mana_dv_cq_ring(&q->cq, q->sq.dv.db_page, false);
+	mana_dv_cq_consumed(&q->cq, q->sq.dv.db_page);
 	return n;
 }
 
@@ -489,9 +490,9 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 		fprintf(stderr, "mana-pktgen: RX CQ %u overflow\n", qi);
 		return -1;
 	}
-	if (n) {
-		mana_dv_cq_ring(&q->cq, q->rq.dv.db_page, false);
-		/* give the consumed buffers back, one doorbell */
+	mana_dv_cq_consumed(&q->cq, q->rq.dv.db_page);
+	/* give the consumed buffers back a batch at a time, one doorbell */
+	if (mana_dv_rq_want_refill(&q->rq)) {
 		while (post_rx(a, q))
 			;
 		mana_dv_rq_ring(&q->rq);
@@ -507,19 +508,57 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static uint64_t max_in_flight(const struct mana_dv_rq *rq)
+{
+	return rq->cap - mana_dv_rq_batch(rq) + 1;
+}
+
+static uint64_t min_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? x : y;
+}
+
+/*
+ * Wait for room for a whole burst (or what is left to send) rather than
+ * send the odd frame as soon as one slot frees: otherwise, with a device
+ * that keeps up, every burst would be a frame or two and each would cost
+ * a doorbell.
+ */
+static bool burst_fits(const struct app *a)
+{
+	uint64_t want = min_u64(BATCH, a->cfg.frames - a->sent), lim;
+	uint32_t i;
+
+	if (a->cfg.mode == MODE_LOOPBACK) {
+		lim = max_in_flight(&a->rx[0].rq);
+		if (lim - min_u64(a->sent - a->received, lim) < min_u64(want, lim))
+			return false;
+	}
+	for (i = 0; i < a->cfg.queues; i++) {
+		const struct mana_dv_sq *sq = &a->tx[i].sq;
+
+		if (sq->cap - (sq->posted - sq->completed) < min_u64(want, sq->cap))
+			return false;
+	}
+	return true;
+}
+
 /* Send the next burst of frames (loopback/send); flow f goes out on f % queues. */
 static int send_burst(struct app *a)
 {
 	bool posted[MAX_QUEUES] = { false };
 	int n = 0, i;
 
+	if (!burst_fits(a))
+		return 0;
 	for (i = 0; i < BATCH && a->sent < a->cfg.frames; i++) {
 		/*
 		 * Loopback: never more frames in flight than one RX queue
-		 * holds, or a queue that gets every flow would drop some.
+		 * surely holds (its ring less the buffers waiting for the
+		 * next refill), or a queue that gets every flow drops some.
 		 */
 		if (a->cfg.mode == MODE_LOOPBACK &&
-		    a->sent - a->received >= a->cfg.depth)
+		    a->sent - a->received >= max_in_flight(&a->rx[0].rq))
 			break;
 		uint32_t flow = a->sent % a->cfg.flows;
 		struct txq *q = &a->tx[flow % a->cfg.queues];
@@ -569,6 +608,7 @@ static bool done(const struct app *a)
 static int run(struct app *a)
 {
 	double last_progress = now();
+	unsigned int idle = 0;
 	uint32_t i, j;
 	int ret;
 
@@ -602,7 +642,16 @@ static int run(struct app *a)
 		}
 		if (progress) {
 			last_progress = now();
-		} else if (now() - last_progress > a->cfg.timeout) {
+			idle = 0;
+			continue;
+		}
+		/*
+		 * Nothing to do: after a short spin let the device (a thread
+		 * of this process under mana-emu, maybe on the same core) run.
+		 */
+		if (++idle >= IDLE_SPIN)
+			sched_yield();
+		if (now() - last_progress > a->cfg.timeout) {
 			fprintf(stderr, "mana-pktgen: no progress for %.1f s\n",
 				a->cfg.timeout);
 			return -1;

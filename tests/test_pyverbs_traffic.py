@@ -28,6 +28,11 @@ DEPTH = 64
 BUF = 2048
 
 
+def idle_wait():
+    """Nothing polled: let the emulated device's thread run (no time is asserted)."""
+    time.sleep(0.0001)
+
+
 def mana_name():
     for dev in d.get_device_list():
         if dev.name.decode().startswith('mana'):
@@ -156,6 +161,7 @@ class RawTraffic(unittest.TestCase):
         """Completions as (wr_id, status, opcode, byte_len, wc_flags)."""
         got, end = [], time.time() + timeout
         while len(got) < n:
+            before = len(got)
             if isinstance(cq, CQEX):
                 if cq.start_poll(PollCqAttr()) == 0:
                     while True:
@@ -169,15 +175,20 @@ class RawTraffic(unittest.TestCase):
                 got += [(w.wr_id, w.status, w.opcode, w.byte_len, w.wc_flags) for w in wcs]
             if time.time() >= end:
                 break
+            if len(got) == before:
+                idle_wait()
         return got
 
     def poll_rx(self, n=1, timeout=5.0):
         """Receive completions from any RX queue: (queue, wr_id, status, length, flags)."""
         got, end = [], time.time() + timeout
         while len(got) < n and time.time() < end:
+            before = len(got)
             for q, cq in enumerate(self.rx_cqs):
                 for wr_id, status, _, length, flags in self.poll(cq, n - len(got), 0):
                     got.append((q, wr_id, status, length, flags))
+            if len(got) == before:
+                idle_wait()
         return got
 
     def received(self, q, wr_id, length):

@@ -5,7 +5,7 @@
  * ibv_poll_cq / ibv_start_poll, completion channels and async events.
  *
  * Usage (under mana-emu): test_verbs_datapath CASE [options]
- *   traffic [--threads=T] [--frames=N] [--size=B] [--api=classic|ex]
+ *   traffic [--threads=T] [--frames=N] [--size=B] [--depth=D] [--api=classic|ex]
  *   bad | errors | overflow | channel | features | fatal
  */
 #include <inttypes.h>
@@ -23,8 +23,9 @@ static struct {
 	unsigned int threads;
 	uint64_t frames;
 	uint32_t size;
+	unsigned int depth;	/* every ring: SQ, RQ and both CQs */
 	bool ex;
-} cfg = { .threads = 4, .frames = 100000, .size = 64 };
+} cfg = { .threads = 4, .frames = 100000, .size = 64, .depth = 512 };
 
 static double now(void)
 {
@@ -116,6 +117,7 @@ static void *worker_run(void *arg)
 	struct vt_port *p = w->p;
 	struct ibv_wc wc[32];
 	double last = now();
+	unsigned int idle = 0;
 	int n, i;
 
 	/* done when every frame came back and every send completed */
@@ -169,17 +171,21 @@ static void *worker_run(void *arg)
 			w->rx_got++;
 			progress = true;
 		}
-		if (progress)
+		if (progress) {
 			last = now();
-		else if (now() - last > 20)
+			idle = 0;
+		} else if (now() - last > 20) {
 			break;
+		} else {
+			vt_idle(&idle);
+		}
 	}
 	return NULL;
 }
 
 static void case_traffic(void)
 {
-	struct vt_opts o = { .queues = cfg.threads, .depth = 512, .ex_cq = cfg.ex,
+	struct vt_opts o = { .queues = cfg.threads, .depth = cfg.depth, .ex_cq = cfg.ex,
 			     .ex_qp = cfg.ex };
 	struct worker w[VT_MAX_QUEUES];
 	struct vt_port p;
@@ -217,6 +223,7 @@ out:
 static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int want, double secs)
 {
 	double end = now() + secs;
+	unsigned int idle = 0;
 	int got = 0, n;
 
 	while (got < want && now() < end) {
@@ -224,6 +231,10 @@ static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int want, double secs)
 		if (n < 0)
 			return n;
 		got += n;
+		if (n)
+			idle = 0;
+		else
+			vt_idle(&idle);
 	}
 	return got;
 }
@@ -827,13 +838,16 @@ int main(int argc, char **argv)
 			cfg.threads = atoi(argv[i] + 10);
 		else if (!strncmp(argv[i], "--frames=", 9))
 			cfg.frames = strtoull(argv[i] + 9, NULL, 0);
+		else if (!strncmp(argv[i], "--depth=", 8))
+			cfg.depth = atoi(argv[i] + 8);
 		else if (!strncmp(argv[i], "--size=", 7))
 			cfg.size = atoi(argv[i] + 7);
 		else if (!strcmp(argv[i], "--api=ex"))
 			cfg.ex = true;
 	}
 	if (!cfg.threads || cfg.threads > VT_MAX_QUEUES || (cfg.threads & (cfg.threads - 1)) ||
-	    cfg.size < 64 || cfg.size > VT_BUF) {
+	    cfg.size < 64 || cfg.size > VT_BUF ||
+	    cfg.depth < 64 || cfg.depth > 4096 || (cfg.depth & (cfg.depth - 1))) {
 		fprintf(stderr, "bad options\n");
 		return 2;
 	}

@@ -8,10 +8,12 @@
 #define MANA_TESTS_VERBS_TRAFFIC_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
 
@@ -244,6 +246,28 @@ static inline void vt_teardown(struct vt_port *p)
 	if (p->ctx)
 		ibv_close_device(p->ctx);
 	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A polling loop that found nothing: spin a little (the answer is often
+ * microseconds away), then yield, then nap, so that the emulated device's
+ * thread gets a core even when the pollers outnumber the cores.  Reset
+ * *idle to 0 on progress.  Only the wait strategy: no time is asserted.
+ */
+#define VT_IDLE_SPIN 64
+#define VT_IDLE_YIELD 1024
+static inline void vt_idle(unsigned int *idle)
+{
+	struct timespec nap = { 0, 50 * 1000 };
+
+	if (*idle < VT_IDLE_YIELD)
+		(*idle)++;
+	if (*idle < VT_IDLE_SPIN)
+		return;
+	if (*idle < VT_IDLE_YIELD)
+		sched_yield();
+	else
+		nanosleep(&nap, NULL);
 }
 
 /* Post receive buffers (wr_id = slot) until the WQ holds depth of them. */
