@@ -663,6 +663,98 @@ out:
 	vt_teardown(&p);
 }
 
+/*
+ * ibv_wr_* beyond one SGE per send: wr_send writes the WQE's header, OOB
+ * and WR id at once, so the general path that follows (several SGEs), a
+ * send without data and a full ring must each still come out right.
+ */
+static void wr_one(struct ibv_qp_ex *qpx, uint64_t wr_id, unsigned int flags)
+{
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = flags;
+	ibv_wr_send(qpx);
+}
+
+static void case_wr(void)
+{
+	struct vt_opts o = { .queues = 1, .depth = 64, .ex_qp = true };
+	uint64_t posted = 0, got = 0;
+	struct ibv_sge sge[2], s;
+	struct ibv_qp_ex *qpx;
+	struct ibv_wc wc[4];
+	struct vt_port p;
+	unsigned int k;
+
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+	if (!p.rss)
+		goto out;
+	qpx = ibv_qp_to_qp_ex(p.qp[0]);
+	CHECK_ERRNO(vt_post_rx(&p, 0, &posted, 0), 0);
+
+	/* unsigned two-SGE send, then a signaled one-SGE send: one completion */
+	vt_frame(vt_tx_buf(&p, 0, 1), 200, p.sport[0], 0, 1);
+	vt_frame(vt_tx_buf(&p, 0, 2), 128, p.sport[0], 0, 2);
+	sge[0] = (struct ibv_sge){ (uintptr_t)vt_tx_buf(&p, 0, 1), 42, p.mr->lkey };
+	sge[1] = (struct ibv_sge){ sge[0].addr + 42, 158, p.mr->lkey };
+	ibv_wr_start(qpx);
+	wr_one(qpx, 10, 0);
+	ibv_wr_set_sge_list(qpx, 2, sge);
+	wr_one(qpx, 11, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	expect_frame(&p, &posted, &got, 200, 1, "wr two SGEs");
+	expect_frame(&p, &posted, &got, 128, 2, "wr one SGE");
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 11 &&
+	      wc[0].status == IBV_WC_SUCCESS, "the signaled send completes: %" PRIu64,
+	      wc[0].wr_id);
+
+	/* signaled through the general path: its own WR id */
+	ibv_wr_start(qpx);
+	wr_one(qpx, 12, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge_list(qpx, 2, sge);
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	expect_frame(&p, &posted, &got, 200, 1, "wr two SGEs, signaled");
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 12,
+	      "general-path send completes with its WR id: %" PRIu64, wc[0].wr_id);
+
+	/* a send without data, data without a send: nothing goes out */
+	ibv_wr_start(qpx);
+	wr_one(qpx, 13, IBV_SEND_SIGNALED);
+	wr_one(qpx, 14, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+	ibv_wr_start(qpx);
+	wr_one(qpx, 15, IBV_SEND_SIGNALED);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+
+	/* 65 sends of max_send_wr 64: ENOMEM, nothing posted; then 64 fit */
+	s = (struct ibv_sge){ (uintptr_t)vt_tx_buf(&p, 0, 2), 128, p.mr->lkey };
+	ibv_wr_start(qpx);
+	for (k = 0; k < 65; k++) {
+		wr_one(qpx, 100 + k, k == 64 ? IBV_SEND_SIGNALED : 0);
+		ibv_wr_set_sge(qpx, s.lkey, s.addr, s.length);
+	}
+	CHECK_ERRNO(ibv_wr_complete(qpx), ENOMEM);
+	usleep(100000);
+	CHECK(ibv_poll_cq(p.tx_cq[0], 4, wc) == 0 && ibv_poll_cq(p.rx_cq[0], 4, wc) == 0,
+	      "failed batches sent nothing");
+	ibv_wr_start(qpx);
+	for (k = 0; k < 64; k++) {
+		wr_one(qpx, 200 + k, k == 63 ? IBV_SEND_SIGNALED : 0);
+		ibv_wr_set_sge(qpx, s.lkey, s.addr, s.length);
+	}
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 263 &&
+	      wc[0].status == IBV_WC_SUCCESS, "64 sends: the last one's completion");
+	for (k = 0; k < 64; k++)
+		expect_frame(&p, &posted, &got, 128, 2, "wr full ring");
+out:
+	vt_teardown(&p);
+}
+
 /* ---- device fatal: every outstanding WR completes exactly once ---------- */
 
 #define FATAL_MAX_WR (1u << 21)	/* receive ids: queue << 19 | count, 4 queues */
@@ -849,6 +941,8 @@ int main(int argc, char **argv)
 		case_channel();
 	else if (!strcmp(which, "features"))
 		case_features();
+	else if (!strcmp(which, "wr"))
+		case_wr();
 	else if (!strcmp(which, "fatal"))
 		case_fatal();
 	else {

@@ -165,11 +165,16 @@ struct mana_cq {
 	struct mana_wq *fast_rq;
 	/*
 	 * Between ibv_start_poll and ibv_end_poll, the fast path's position in
-	 * fast_rq: the next WR number and the posted count read at the start
-	 * (WRs beyond are strays); retired catches up at the end, or before
+	 * fast_rq: the next WR number, its WR ids, and the CQE where it stops
+	 * (set at the start: no further than the buffers then posted, so any
+	 * CQE beyond is a stray for the general path, and no further than
+	 * end_cqe, so it never wraps; next_cqe may be left at end_cqe, to be
+	 * wrapped by ex_publish).  retired catches up at the end, or before
 	 * the general path runs.
 	 */
-	uint32_t ex_next, ex_posted;
+	const uint8_t *ex_stop;
+	const uint64_t *ex_wr_ids;
+	uint32_t ex_next, ex_wr_mask;
 	uint32_t qp_num;		/* of the bound QP (the RSS QP for a WQ) */
 	enum ibv_wc_opcode opcode;	/* SEND or RECV, by the bound queue */
 	struct mana_rx_backlog backlog;
@@ -260,7 +265,7 @@ struct mana_cursor {
 /* ibv_wr_* between wr_start and wr_complete/abort */
 enum mana_wr_state {
 	MANA_WR_IDLE,			/* next: wr_send */
-	MANA_WR_OPEN,			/* wr_send done, plain data expected */
+	MANA_WR_OPEN,			/* wr_send wrote header, OOB, WR id: wr_sge set */
 	MANA_WR_OPEN_SLOW,		/* same, flags that need the full path */
 	MANA_WR_FAILED,			/* wr_err set: complete posts nothing */
 };
@@ -295,8 +300,12 @@ struct mana_qp {
 	/* ibv_wr_*: WQEs are built past head_bu and published by wr_complete */
 	enum mana_wr_state wr_state;
 	struct mana_cursor wr_cur;
-	uint64_t wr_pending_id;
-	uint64_t wr_pending_oob;
+	/*
+	 * MANA_WR_OPEN: the SGE slot of the WQE wr_send began at wr_cur.head
+	 * (its header, OOB and WR id are in place); NULL in any other state.
+	 */
+	uint8_t *wr_sge;
+	uint64_t wr_pending_id;		/* MANA_WR_OPEN_SLOW */
 	int wr_pending_flags;
 	int wr_err;
 };

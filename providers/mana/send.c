@@ -462,6 +462,7 @@ static void wr_fail(struct mana_qp *qp, int err)
 	if (!qp->wr_err)
 		qp->wr_err = err;
 	qp->wr_state = MANA_WR_FAILED;
+	qp->wr_sge = NULL;
 }
 
 static void wr_start(struct ibv_qp_ex *qpx)
@@ -472,6 +473,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 	cursor_start(qp, &qp->wr_cur);
 	qp->wr_err = 0;
 	qp->wr_state = MANA_WR_IDLE;
+	qp->wr_sge = NULL;
 	if (mana_ctx_fatal(qpx->qp_base.context))
 		wr_fail(qp, EIO);
 }
@@ -497,18 +499,31 @@ static __attribute__((noinline)) void wr_send_slow(struct mana_qp *qp,
 	qp->wr_state = MANA_WR_OPEN_SLOW;
 }
 
+/*
+ * The common send: header, OOB and WR id go straight to the WQE at the
+ * cursor (past the published head: nobody looks there yet), leaving the
+ * SGE to wr_set_sge.  A full ring, other flags or a send out of turn take
+ * the slow path, which answers at the data.
+ */
 static void wr_send(struct ibv_qp_ex *qpx)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 	unsigned int flags = qpx->wr_flags;
+	uint32_t head = qp->wr_cur.head, off;
+	uint8_t *wqe;
 
 	if (mana_unlikely(qp->wr_state != MANA_WR_IDLE ||
-			  (flags & ~MANA_SEND_FAST_FLAGS))) {
+			  (flags & ~MANA_SEND_FAST_FLAGS) ||
+			  head == qp->wr_cur.limit)) {
 		wr_send_slow(qp, flags);
 		return;
 	}
-	qp->wr_pending_id = qpx->wr_id;
-	qp->wr_pending_oob = oob_for(qp, flags);
+	off = mana_ring_off(head, qp->ring.mask);
+	wqe = qp->sq_buf.addr + off;
+	gdma_st64(wqe, qp->ring.hdr1);
+	gdma_st64(wqe + 8, oob_for(qp, flags));
+	mana_file_wqe(qp->ring.wqes, off, 1, qpx->wr_id);
+	qp->wr_sge = wqe + 16;
 	qp->wr_state = MANA_WR_OPEN;
 }
 
@@ -527,9 +542,14 @@ static void wr_data(struct mana_qp *qp, const struct ibv_sge *sg, size_t n,
 		wr_fail(qp, EINVAL);
 		return;
 	}
-	if (qp->wr_state == MANA_WR_OPEN)
-		flags = qp->wr_pending_oob & MANA_TXOOB_SUPPRESS_CQE ?
+	if (qp->wr_state == MANA_WR_OPEN) {
+		/* what wr_send put in the WQE; the general path rewrites it */
+		flags = gdma_ld64(qp->wr_sge - 8) & MANA_TXOOB_SUPPRESS_CQE ?
 			0 : IBV_SEND_SIGNALED;
+		qp->wr_pending_id = mana_wqe_info_at(qp->ring.wqes,
+			mana_ring_off(qp->wr_cur.head, qp->ring.mask))->wr_id;
+		qp->wr_sge = NULL;
+	}
 	if (bufs) {
 		ret = sq_put_inline(qp, &qp->wr_cur, bufs, n, flags, qp->wr_pending_id);
 	} else if (!n || n > qp->max_send_sge) {
@@ -558,23 +578,24 @@ static __attribute__((noinline)) void wr_sge_slow(struct mana_qp *qp, uint32_t l
 	wr_data(qp, &sge, 1, NULL);
 }
 
+/* The SGE of the send wr_send began (room checked there): it is done. */
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 	struct mana_cursor *c = &qp->wr_cur;
-	uint64_t oob = qp->wr_pending_oob;
-	uint32_t off;
+	uint8_t *sge = qp->wr_sge;
 
-	if (mana_unlikely(qp->wr_state != MANA_WR_OPEN || c->head == c->limit)) {
+	if (mana_unlikely(!sge)) {
 		wr_sge_slow(qp, lkey, addr, length);
 		return;
 	}
-	off = mana_ring_off(c->head, qp->ring.mask);
-	mana_put_wqe1(qp->sq_buf.addr, off, qp->ring.hdr1, oob, addr, lkey, length);
+	mana_put_sge(sge, addr, lkey, length);
+	qp->wr_sge = NULL;
 	qp->wr_state = MANA_WR_IDLE;
-	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off, 1, oob,
-		  qp->wr_pending_id);
+	if (!(gdma_ld64(sge - 8) & MANA_TXOOB_SUPPRESS_CQE))
+		sq_signal(qp->sig_ring, qp->sig_mask, c, c->head);
+	c->head++;	/* mana_cursor_advance of one unit */
 }
 
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
@@ -609,6 +630,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	else if (qp->wr_cur.head != qp->ring.head_bu)
 		ring_sq(qp, &qp->wr_cur);
 	qp->wr_state = MANA_WR_IDLE;
+	qp->wr_sge = NULL;
 	mana_spin_unlock(&qp->ring.lock);
 	return err;
 }
@@ -618,6 +640,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
 	qp->wr_state = MANA_WR_IDLE;
+	qp->wr_sge = NULL;
 	mana_spin_unlock(&qp->ring.lock);
 }
 
