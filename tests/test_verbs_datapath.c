@@ -755,6 +755,53 @@ out:
 	vt_teardown(&p);
 }
 
+/*
+ * Extended CQ: an error entry (a truncated frame) and then plain ones in
+ * the same ibv_start_poll: each entry has its own status.
+ */
+static void case_exstatus(void)
+{
+	struct vt_opts o = { .queues = 1, .depth = 64, .ex_cq = true };
+	struct ibv_recv_wr rwr[4], *rbad;
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_sge rsge[4], sge[4];
+	struct ibv_wc wc[8];
+	double end;
+	struct vt_port p;
+	int got = 0, n, k;
+
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+	if (!p.rss)
+		goto out;
+	for (k = 0; k < 4; k++) {
+		rsge[k] = (struct ibv_sge){ (uintptr_t)vt_rx_buf(&p, 0, k), k ? VT_BUF : 64,
+					    p.mr->lkey };
+		rwr[k] = (struct ibv_recv_wr){ .wr_id = k, .sg_list = &rsge[k], .num_sge = 1,
+					       .next = k < 3 ? &rwr[k + 1] : NULL };
+		wr[k] = one_send(&p, &sge[k], k, 40 + k);
+		wr[k].send_flags = k == 3 ? IBV_SEND_SIGNALED : 0;
+		wr[k].next = k < 3 ? &wr[k + 1] : NULL;
+	}
+	CHECK_ERRNO(ibv_post_wq_recv(p.wq[0], rwr, &rbad), 0);
+	CHECK_ERRNO(ibv_post_send(p.qp[0], wr, &bad), 0);
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 43, "sent");
+	usleep(100000);		/* most likely all four in one poll; either way right */
+	for (end = now() + 5; got < 4 && now() < end; got += n) {
+		n = poll_any(p.rx_cq[0], p.rx_cqx[0], 8 - got, wc + got);
+		if (n < 0)
+			break;
+	}
+	CHECK(got == 4, "four receive completions, got %d", got);
+	CHECK(got >= 1 && wc[0].wr_id == 0 && wc[0].status == IBV_WC_LOC_LEN_ERR,
+	      "the short buffer: truncated (%s)", ibv_wc_status_str(wc[0].status));
+	for (k = 1; k < got; k++)
+		CHECK(wc[k].wr_id == (uint64_t)k && wc[k].status == IBV_WC_SUCCESS &&
+		      wc[k].byte_len == 128, "entry %d after the error: %s, %u bytes", k,
+		      ibv_wc_status_str(wc[k].status), wc[k].byte_len);
+out:
+	vt_teardown(&p);
+}
+
 /* ---- device fatal: every outstanding WR completes exactly once ---------- */
 
 #define FATAL_MAX_WR (1u << 21)	/* receive ids: queue << 19 | count, 4 queues */
@@ -943,6 +990,8 @@ int main(int argc, char **argv)
 		case_features();
 	else if (!strcmp(which, "wr"))
 		case_wr();
+	else if (!strcmp(which, "exstatus"))
+		case_exstatus();
 	else if (!strcmp(which, "fatal"))
 		case_fatal();
 	else {

@@ -605,6 +605,9 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 
 	if (ret > 0) {
 		ex_sync(cq);
+		/* the fast path does not write status: it runs after successes only */
+		if (cq->cur.status != IBV_WC_SUCCESS)
+			cq->ex_stop = cq->next_cqe;
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 		cq->vcq.cq_ex.status = cq->cur.status;
 		/* for the readers, in the places of a receive CQE */
@@ -625,14 +628,17 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 	return ENOENT;
 }
 
-/* wr_id and status into the cq_ex, the rest for the readers */
+/*
+ * wr_id into the cq_ex, the rest for the readers.  The status is already
+ * IBV_WC_SUCCESS whenever the fast path runs (ex_start_poll, and an entry
+ * of another status parks the fast path until the next slow fetch).
+ */
 static inline int ex_fetch(struct mana_cq *cq)
 {
 	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
 	const uint8_t *cqe = rx_fast(cq, &ex->wr_id);
 
 	if (mana_likely(cqe)) {
-		ex->status = IBV_WC_SUCCESS;
 		cq->cur_cqe = cqe;
 		return 0;
 	}
@@ -649,6 +655,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (mana_unlikely(cq_overrun(cq)))
 		return EOVERFLOW;
 	cq_lock(cq);
+	ibcq->status = IBV_WC_SUCCESS;
 	ex_sync(cq);
 	ret = ex_fetch(cq);
 	if (ret)

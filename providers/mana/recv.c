@@ -76,9 +76,9 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct mana_wq *wq = to_mwq(ibwq);
 	uint64_t *wr_ids = wq->ring.wr_ids;
-	uint32_t off, ring_mask = wq->ring.mask;
+	uint32_t ring_mask = wq->ring.mask;
 	uint32_t wr_mask = wq->ring.wr_mask, num, num_limit;
-	uint8_t *ring = wq->buf.addr;
+	uint8_t *ring = wq->buf.addr, *ring_end = ring + ring_mask + 1, *wqe;
 	uint64_t hdr1 = wq->ring.hdr1;
 	struct mana_cursor c;
 	int ret;
@@ -92,25 +92,27 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 	/*
 	 * In registers: the WR number at head, the one that may not be
 	 * posted (head - num and limit - num stay delta: the fast path only
-	 * adds one-unit WQEs) and the ring offset of head.
+	 * adds one-unit WQEs) and where head is in the ring.
 	 */
 	num = c.head - c.delta;
 	num_limit = c.limit - c.delta;
-	off = mana_ring_off(c.head, ring_mask);
+	wqe = ring + mana_ring_off(c.head, ring_mask);
 	for (; wr; wr = wr->next) {
 		if (mana_likely(wr->num_sge == 1 && num != num_limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
 
-			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
+			mana_put_wqe1(wqe, 0, hdr1, 0, sg->addr, sg->lkey, sg->length);
 			wr_ids[num++ & wr_mask] = wr->wr_id;
-			off = (off + GDMA_WQE_BU_SIZE) & ring_mask;
+			wqe += GDMA_WQE_BU_SIZE;
+			if (mana_unlikely(wqe == ring_end))
+				wqe = ring;
 			continue;
 		}
 		c.head = num + c.delta;
 		ret = rq_put(wq, &c, wr);
 		num = c.head - c.delta;
 		num_limit = c.limit - c.delta;
-		off = mana_ring_off(c.head, ring_mask);
+		wqe = ring + mana_ring_off(c.head, ring_mask);
 		if (ret) {
 			*bad_wr = wr;
 			break;

@@ -29,13 +29,14 @@ static int sq_oob_templates(struct mana_qp *qp)
 	/* room for the long form: the encoder writes 8 or 24 bytes */
 	uint8_t oob_wire[GDMA_OOB_LARGE];
 	uint64_t signaled;
+	unsigned int i;
 
 	if (mana_tx_oob_encode(&oob, oob_wire))
 		return EINVAL;
 	signaled = gdma_ld64(oob_wire);
-	qp->oob_template[1] = signaled;
-	qp->oob_template[0] = qp->sq_sig_all ? signaled :
-					       signaled | MANA_TXOOB_SUPPRESS_CQE;
+	for (i = 0; i < sizeof(qp->oob_by_flags) / sizeof(qp->oob_by_flags[0]); i++)
+		qp->oob_by_flags[i] = (i & IBV_SEND_SIGNALED) || qp->sq_sig_all ?
+				      signaled : signaled | MANA_TXOOB_SUPPRESS_CQE;
 	return 0;
 }
 
@@ -206,13 +207,15 @@ static inline void sq_fast_init(const struct mana_qp *qp, struct sq_fast *f)
 	f->ring_mask = qp->ring.mask;
 	f->sig_mask = qp->sig_mask;
 	f->hdr1 = qp->ring.hdr1;
-	f->oob[0] = qp->oob_template[0];
-	f->oob[1] = qp->oob_template[1];
+	f->oob[0] = qp->oob_by_flags[0];
+	f->oob[1] = qp->oob_by_flags[IBV_SEND_SIGNALED];
 }
+
+_Static_assert(MANA_SEND_FAST_FLAGS == 7, "oob_by_flags has 8 entries");
 
 static inline uint64_t oob_for(const struct mana_qp *qp, unsigned int flags)
 {
-	return qp->oob_template[!!(flags & IBV_SEND_SIGNALED)];
+	return qp->oob_by_flags[flags & MANA_SEND_FAST_FLAGS];
 }
 
 /* A signaled WQE starting at unit @head: the poller retires up to it. */
@@ -462,7 +465,6 @@ static void wr_fail(struct mana_qp *qp, int err)
 	if (!qp->wr_err)
 		qp->wr_err = err;
 	qp->wr_state = MANA_WR_FAILED;
-	qp->wr_sge = NULL;
 }
 
 static void wr_start(struct ibv_qp_ex *qpx)
@@ -473,7 +475,6 @@ static void wr_start(struct ibv_qp_ex *qpx)
 	cursor_start(qp, &qp->wr_cur);
 	qp->wr_err = 0;
 	qp->wr_state = MANA_WR_IDLE;
-	qp->wr_sge = NULL;
 	if (mana_ctx_fatal(qpx->qp_base.context))
 		wr_fail(qp, EIO);
 }
@@ -523,8 +524,7 @@ static void wr_send(struct ibv_qp_ex *qpx)
 	gdma_st64(wqe, qp->ring.hdr1);
 	gdma_st64(wqe + 8, oob_for(qp, flags));
 	mana_file_wqe(qp->ring.wqes, off, 1, qpx->wr_id);
-	qp->wr_sge = wqe + 16;
-	qp->wr_state = MANA_WR_OPEN;
+	qp->wr_state = (uintptr_t)(wqe + 16);
 }
 
 /* Data for the open send through the general path. */
@@ -542,13 +542,12 @@ static void wr_data(struct mana_qp *qp, const struct ibv_sge *sg, size_t n,
 		wr_fail(qp, EINVAL);
 		return;
 	}
-	if (qp->wr_state == MANA_WR_OPEN) {
+	if (qp->wr_state >= MANA_WR_STATES) {
 		/* what wr_send put in the WQE; the general path rewrites it */
-		flags = gdma_ld64(qp->wr_sge - 8) & MANA_TXOOB_SUPPRESS_CQE ?
+		flags = gdma_ld64((uint8_t *)qp->wr_state - 8) & MANA_TXOOB_SUPPRESS_CQE ?
 			0 : IBV_SEND_SIGNALED;
 		qp->wr_pending_id = mana_wqe_info_at(qp->ring.wqes,
 			mana_ring_off(qp->wr_cur.head, qp->ring.mask))->wr_id;
-		qp->wr_sge = NULL;
 	}
 	if (bufs) {
 		ret = sq_put_inline(qp, &qp->wr_cur, bufs, n, flags, qp->wr_pending_id);
@@ -584,14 +583,13 @@ static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 	struct mana_cursor *c = &qp->wr_cur;
-	uint8_t *sge = qp->wr_sge;
+	uint8_t *sge = (uint8_t *)qp->wr_state;
 
-	if (mana_unlikely(!sge)) {
+	if (mana_unlikely(qp->wr_state < MANA_WR_STATES)) {
 		wr_sge_slow(qp, lkey, addr, length);
 		return;
 	}
 	mana_put_sge(sge, addr, lkey, length);
-	qp->wr_sge = NULL;
 	qp->wr_state = MANA_WR_IDLE;
 	if (!(gdma_ld64(sge - 8) & MANA_TXOOB_SUPPRESS_CQE))
 		sq_signal(qp->sig_ring, qp->sig_mask, c, c->head);
@@ -630,7 +628,6 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	else if (qp->wr_cur.head != qp->ring.head_bu)
 		ring_sq(qp, &qp->wr_cur);
 	qp->wr_state = MANA_WR_IDLE;
-	qp->wr_sge = NULL;
 	mana_spin_unlock(&qp->ring.lock);
 	return err;
 }
@@ -640,7 +637,6 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 	struct mana_qp *qp = ex_to_mqp(qpx);
 
 	qp->wr_state = MANA_WR_IDLE;
-	qp->wr_sge = NULL;
 	mana_spin_unlock(&qp->ring.lock);
 }
 
