@@ -674,6 +674,145 @@ out:
 	vt_teardown(&p);
 }
 
+/*
+ * ibv_wr_* beyond one SGE per send: wr_send writes the WQE's header, OOB
+ * and WR id at once, so the general path that follows (several SGEs), a
+ * send without data and a full ring must each still come out right.
+ */
+static void wr_one(struct ibv_qp_ex *qpx, uint64_t wr_id, unsigned int flags)
+{
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = flags;
+	ibv_wr_send(qpx);
+}
+
+static void case_wr(void)
+{
+	struct vt_opts o = { .queues = 1, .depth = 64, .ex_qp = true };
+	uint64_t posted = 0, got = 0;
+	struct ibv_sge sge[2], s;
+	struct ibv_qp_ex *qpx;
+	struct ibv_wc wc[4];
+	struct vt_port p;
+	unsigned int k;
+
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+	if (!p.rss)
+		goto out;
+	qpx = ibv_qp_to_qp_ex(p.qp[0]);
+	CHECK_ERRNO(vt_post_rx(&p, 0, &posted, 0), 0);
+
+	/* unsigned two-SGE send, then a signaled one-SGE send: one completion */
+	vt_frame(vt_tx_buf(&p, 0, 1), 200, p.sport[0], 0, 1);
+	vt_frame(vt_tx_buf(&p, 0, 2), 128, p.sport[0], 0, 2);
+	sge[0] = (struct ibv_sge){ (uintptr_t)vt_tx_buf(&p, 0, 1), 42, p.mr->lkey };
+	sge[1] = (struct ibv_sge){ sge[0].addr + 42, 158, p.mr->lkey };
+	ibv_wr_start(qpx);
+	wr_one(qpx, 10, 0);
+	ibv_wr_set_sge_list(qpx, 2, sge);
+	wr_one(qpx, 11, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	expect_frame(&p, &posted, &got, 200, 1, "wr two SGEs");
+	expect_frame(&p, &posted, &got, 128, 2, "wr one SGE");
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 11 &&
+	      wc[0].status == IBV_WC_SUCCESS, "the signaled send completes: %" PRIu64,
+	      wc[0].wr_id);
+
+	/* signaled through the general path: its own WR id */
+	ibv_wr_start(qpx);
+	wr_one(qpx, 12, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge_list(qpx, 2, sge);
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	expect_frame(&p, &posted, &got, 200, 1, "wr two SGEs, signaled");
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 12,
+	      "general-path send completes with its WR id: %" PRIu64, wc[0].wr_id);
+
+	/* a send without data, data without a send: nothing goes out */
+	ibv_wr_start(qpx);
+	wr_one(qpx, 13, IBV_SEND_SIGNALED);
+	wr_one(qpx, 14, IBV_SEND_SIGNALED);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+	ibv_wr_start(qpx);
+	ibv_wr_set_sge(qpx, p.mr->lkey, (uintptr_t)vt_tx_buf(&p, 0, 2), 128);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+	ibv_wr_start(qpx);
+	wr_one(qpx, 15, IBV_SEND_SIGNALED);
+	CHECK_ERRNO(ibv_wr_complete(qpx), EINVAL);
+
+	/* 65 sends of max_send_wr 64: ENOMEM, nothing posted; then 64 fit */
+	s = (struct ibv_sge){ (uintptr_t)vt_tx_buf(&p, 0, 2), 128, p.mr->lkey };
+	ibv_wr_start(qpx);
+	for (k = 0; k < 65; k++) {
+		wr_one(qpx, 100 + k, k == 64 ? IBV_SEND_SIGNALED : 0);
+		ibv_wr_set_sge(qpx, s.lkey, s.addr, s.length);
+	}
+	CHECK_ERRNO(ibv_wr_complete(qpx), ENOMEM);
+	usleep(100000);
+	CHECK(ibv_poll_cq(p.tx_cq[0], 4, wc) == 0 && ibv_poll_cq(p.rx_cq[0], 4, wc) == 0,
+	      "failed batches sent nothing");
+	ibv_wr_start(qpx);
+	for (k = 0; k < 64; k++) {
+		wr_one(qpx, 200 + k, k == 63 ? IBV_SEND_SIGNALED : 0);
+		ibv_wr_set_sge(qpx, s.lkey, s.addr, s.length);
+	}
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 263 &&
+	      wc[0].status == IBV_WC_SUCCESS, "64 sends: the last one's completion");
+	for (k = 0; k < 64; k++)
+		expect_frame(&p, &posted, &got, 128, 2, "wr full ring");
+out:
+	vt_teardown(&p);
+}
+
+/*
+ * Extended CQ: an error entry (a truncated frame) and then plain ones in
+ * the same ibv_start_poll: each entry has its own status.
+ */
+static void case_exstatus(void)
+{
+	struct vt_opts o = { .queues = 1, .depth = 64, .ex_cq = true };
+	struct ibv_recv_wr rwr[4], *rbad;
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_sge rsge[4], sge[4];
+	struct ibv_wc wc[8];
+	double end;
+	struct vt_port p;
+	int got = 0, n, k;
+
+	CHECK_ERRNO(vt_setup(&p, &o), 0);
+	if (!p.rss)
+		goto out;
+	for (k = 0; k < 4; k++) {
+		rsge[k] = (struct ibv_sge){ (uintptr_t)vt_rx_buf(&p, 0, k), k ? VT_BUF : 64,
+					    p.mr->lkey };
+		rwr[k] = (struct ibv_recv_wr){ .wr_id = k, .sg_list = &rsge[k], .num_sge = 1,
+					       .next = k < 3 ? &rwr[k + 1] : NULL };
+		wr[k] = one_send(&p, &sge[k], k, 40 + k);
+		wr[k].send_flags = k == 3 ? IBV_SEND_SIGNALED : 0;
+		wr[k].next = k < 3 ? &wr[k + 1] : NULL;
+	}
+	CHECK_ERRNO(ibv_post_wq_recv(p.wq[0], rwr, &rbad), 0);
+	CHECK_ERRNO(ibv_post_send(p.qp[0], wr, &bad), 0);
+	CHECK(wait_wc(p.tx_cq[0], wc, 1, 5) == 1 && wc[0].wr_id == 43, "sent");
+	usleep(100000);		/* most likely all four in one poll; either way right */
+	for (end = now() + 5; got < 4 && now() < end; got += n) {
+		n = poll_any(p.rx_cq[0], p.rx_cqx[0], 8 - got, wc + got);
+		if (n < 0)
+			break;
+	}
+	CHECK(got == 4, "four receive completions, got %d", got);
+	CHECK(got >= 1 && wc[0].wr_id == 0 && wc[0].status == IBV_WC_LOC_LEN_ERR,
+	      "the short buffer: truncated (%s)", ibv_wc_status_str(wc[0].status));
+	for (k = 1; k < got; k++)
+		CHECK(wc[k].wr_id == (uint64_t)k && wc[k].status == IBV_WC_SUCCESS &&
+		      wc[k].byte_len == 128, "entry %d after the error: %s, %u bytes", k,
+		      ibv_wc_status_str(wc[k].status), wc[k].byte_len);
+out:
+	vt_teardown(&p);
+}
+
 /* ---- device fatal: every outstanding WR completes exactly once ---------- */
 
 #define FATAL_MAX_WR (1u << 21)	/* receive ids: queue << 19 | count, 4 queues */
@@ -863,6 +1002,10 @@ int main(int argc, char **argv)
 		case_channel();
 	else if (!strcmp(which, "features"))
 		case_features();
+	else if (!strcmp(which, "wr"))
+		case_wr();
+	else if (!strcmp(which, "exstatus"))
+		case_exstatus();
 	else if (!strcmp(which, "fatal"))
 		case_fatal();
 	else {

@@ -6,7 +6,9 @@
  * threads on one context.  Also built with ThreadSanitizer (build-tsan).
  *
  * Usage (under mana-emu): test_verbs_threads CASE [--depth=D] [--count=N]
- *                         [--queues=Q] [--threads=T]
+ *                         [--queues=Q] [--threads=T] [--api=ex]
+ *   --api=ex: sq and rq post sends with ibv_wr_* and poll with
+ *          ibv_start_poll (extended QPs and CQs)
  *   sq     signaled ibv_post_send in one thread, ibv_poll_cq in another
  *          (run with --backend=null: the frames go nowhere)
  *   rq     ibv_post_wq_recv in one thread, ibv_poll_cq in another, frames
@@ -27,7 +29,55 @@ static struct {
 	uint64_t count;
 	unsigned int threads;
 	unsigned int queues;
+	bool ex;
 } cfg = { .depth = 256, .count = 200000, .threads = 4, .queues = 2 };
+
+/* Up to @n completions of @cq (its extended form @cqx with --api=ex). */
+static int poll_any(struct ibv_cq *cq, struct ibv_cq_ex *cqx, int n, struct ibv_wc *wc)
+{
+	struct ibv_poll_cq_attr attr = { 0 };
+	int i = 0, ret;
+
+	if (!cfg.ex)
+		return ibv_poll_cq(cq, n, wc);
+	ret = ibv_start_poll(cqx, &attr);
+	if (ret == ENOENT)
+		return 0;
+	if (ret)
+		return -1;
+	do {
+		wc[i].wr_id = cqx->wr_id;
+		wc[i].status = cqx->status;
+		wc[i].byte_len = ibv_wc_read_byte_len(cqx);
+		i++;
+	} while (i < n && ibv_next_poll(cqx) == 0);
+	ibv_end_poll(cqx);
+	return i;
+}
+
+/* @n sends of one SGE each, by ibv_post_send or ibv_wr_* (--api=ex). */
+static int post_sends(struct ibv_qp *qp, struct ibv_send_wr *wrs, unsigned int n,
+		      struct ibv_send_wr **bad)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	unsigned int i;
+	int ret;
+
+	if (!cfg.ex)
+		return ibv_post_send(qp, wrs, bad);
+	/* all or nothing: on error, none went in */
+	ibv_wr_start(qpx);
+	for (i = 0; i < n; i++) {
+		qpx->wr_id = wrs[i].wr_id;
+		qpx->wr_flags = wrs[i].send_flags;
+		ibv_wr_send(qpx);
+		ibv_wr_set_sge(qpx, wrs[i].sg_list->lkey, wrs[i].sg_list->addr,
+			       wrs[i].sg_list->length);
+	}
+	ret = ibv_wr_complete(qpx);
+	*bad = ret ? wrs : NULL;
+	return ret;
+}
 
 /* Shared between the two threads of one queue. */
 struct pair {
@@ -75,7 +125,7 @@ static void *sq_poster(void *arg)
 				.next = i + 1 < n ? &wrs[i + 1] : NULL,
 			};
 		}
-		ret = ibv_post_send(p->qp[s->q], wrs, &bad);
+		ret = post_sends(p->qp[s->q], wrs, n, &bad);
 		/* the WRs before bad went in */
 		next += ret ? (uint64_t)(bad - wrs) : n;
 		if (ret == ENOMEM) {
@@ -102,7 +152,7 @@ static void *cq_poller(void *arg)
 	int n, i;
 
 	while (want < cfg.count && !atomic_load(&s->stop)) {
-		n = ibv_poll_cq(s->port->tx_cq[s->q], 32, wc);
+		n = poll_any(s->port->tx_cq[s->q], s->port->tx_cqx[s->q], 32, wc);
 		if (n < 0) {
 			pair_fail(s, 0, want, -1, n);
 			break;
@@ -128,7 +178,8 @@ static void *cq_poller(void *arg)
 static void run_pairs(void *(*poster)(void *), void *(*poller)(void *),
 		      void *(*extra)(void *), const char *what)
 {
-	struct vt_opts o = { .queues = cfg.queues, .depth = cfg.depth };
+	struct vt_opts o = { .queues = cfg.queues, .depth = cfg.depth,
+			     .ex_cq = cfg.ex, .ex_qp = cfg.ex };
 	struct pair *s = calloc(cfg.queues, sizeof(*s));
 	pthread_t t[3 * VT_MAX_QUEUES];
 	unsigned int i, n = 0;
@@ -209,7 +260,7 @@ static void *rq_poller(void *arg)
 	int n, i;
 
 	while (want < cfg.count && !atomic_load(&s->stop)) {
-		n = ibv_poll_cq(p->rx_cq[s->q], 32, wc);
+		n = poll_any(p->rx_cq[s->q], p->rx_cqx[s->q], 32, wc);
 		if (n < 0) {
 			pair_fail(s, 0, want, -1, n);
 			break;
@@ -251,14 +302,14 @@ static void *rq_sender(void *arg)
 			wr = (struct ibv_send_wr){ .wr_id = sent, .sg_list = &sge,
 						   .num_sge = 1, .opcode = IBV_WR_SEND,
 						   .send_flags = IBV_SEND_SIGNALED };
-			if (ibv_post_send(p->qp[s->q], &wr, &bad)) {
+			if (post_sends(p->qp[s->q], &wr, 1, &bad)) {
 				pair_fail(s, sent, sent, -1, -1);
 				break;
 			}
 			sent++;
 			continue;
 		}
-		n = ibv_poll_cq(p->tx_cq[s->q], 32, wc);
+		n = poll_any(p->tx_cq[s->q], p->tx_cqx[s->q], 32, wc);
 		if (n < 0) {
 			pair_fail(s, tx_done, tx_done, -1, n);
 			break;
@@ -401,6 +452,8 @@ int main(int argc, char **argv)
 			cfg.threads = atoi(argv[i] + 10);
 		else if (!strncmp(argv[i], "--queues=", 9))
 			cfg.queues = atoi(argv[i] + 9);
+		else if (!strcmp(argv[i], "--api=ex"))
+			cfg.ex = true;
 	}
 	if (!cfg.depth || !cfg.count || !cfg.threads || cfg.threads > VT_MAX_QUEUES ||
 	    !cfg.queues || cfg.queues > VT_MAX_QUEUES || (cfg.queues & (cfg.queues - 1))) {

@@ -165,11 +165,16 @@ struct mana_cq {
 	struct mana_wq *fast_rq;
 	/*
 	 * Between ibv_start_poll and ibv_end_poll, the fast path's position in
-	 * fast_rq: the next WR number and the posted count read at the start
-	 * (WRs beyond are strays); retired catches up at the end, or before
+	 * fast_rq: the next WR number, its WR ids, and the CQE where it stops
+	 * (set at the start: no further than the buffers then posted, so any
+	 * CQE beyond is a stray for the general path, and no further than
+	 * end_cqe, so it never wraps; next_cqe may be left at end_cqe, to be
+	 * wrapped by ex_publish).  retired catches up at the end, or before
 	 * the general path runs.
 	 */
-	uint32_t ex_next, ex_posted;
+	const uint8_t *ex_stop;
+	const uint64_t *ex_wr_ids;
+	uint32_t ex_next, ex_wr_mask;
 	uint32_t qp_num;		/* of the bound QP (the RSS QP for a WQ) */
 	enum ibv_wc_opcode opcode;	/* SEND or RECV, by the bound queue */
 	struct mana_rx_backlog backlog;
@@ -260,9 +265,9 @@ struct mana_cursor {
 /* ibv_wr_* between wr_start and wr_complete/abort */
 enum mana_wr_state {
 	MANA_WR_IDLE,			/* next: wr_send */
-	MANA_WR_OPEN,			/* wr_send done, plain data expected */
-	MANA_WR_OPEN_SLOW,		/* same, flags that need the full path */
+	MANA_WR_OPEN_SLOW,		/* wr_send done, data for the full path */
 	MANA_WR_FAILED,			/* wr_err set: complete posts nothing */
+	MANA_WR_STATES			/* from here up: an address (wr_state) */
 };
 
 struct mana_qp {
@@ -286,17 +291,25 @@ struct mana_qp {
 	struct mana_sq_signaled *sig_ring;
 	uint32_t sig_mask;
 	uint32_t sig_head, sig_tail;
-	/* TX OOB for [0] an unsignaled (unless sq_sig_all), [1] a signaled WR */
-	uint64_t oob_template[2];
+	/*
+	 * TX OOB by the send flags a fast path takes (FENCE, SIGNALED,
+	 * SOLICITED): signaled if IBV_SEND_SIGNALED or sq_sig_all
+	 */
+	uint64_t oob_by_flags[8];
 	uint8_t *inline_buf;		/* IBV_SEND_INLINE: a slot per unit */
 	struct verbs_mr inline_mr;
 	uint32_t inline_stride;
 	bool flushing;			/* QP in ERR: poll flushes the SQ */
 	/* ibv_wr_*: WQEs are built past head_bu and published by wr_complete */
-	enum mana_wr_state wr_state;
+	/*
+	 * An enum mana_wr_state, or (MANA_WR_STATES and up) a send wr_send
+	 * opened on the fast path: the address of its SGE slot, with header,
+	 * OOB and WR id already in the WQE at wr_cur.head.  One word, so the
+	 * common wr_send/wr_set_sge pair tests and sets one field.
+	 */
+	uintptr_t wr_state;
 	struct mana_cursor wr_cur;
-	uint64_t wr_pending_id;
-	uint64_t wr_pending_oob;
+	uint64_t wr_pending_id;		/* MANA_WR_OPEN_SLOW */
 	int wr_pending_flags;
 	int wr_err;
 };

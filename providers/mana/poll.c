@@ -275,40 +275,51 @@ static inline void cq_advance(struct mana_cq *cq, const uint8_t *cqe)
 /*
  * The common receive completion: one frame for a posted buffer, nothing
  * held back.  Its CQE (the WR id in *wr_id), or NULL to leave it to
- * cq_next.  Positions as ex_sync left them (struct mana_cq).
+ * cq_next.  Positions as ex_sync left them (struct mana_cq): the stray and
+ * wrap checks were made there, once per ibv_start_poll, in ex_stop.
  */
 static inline const uint8_t *rx_fast(struct mana_cq *cq, uint64_t *wr_id)
 {
 	const uint8_t *cqe = cq->next_cqe;
-	const struct mana_ring *r;
 
-	if (cqe_owner_bits(cqe) != cq->owner_bits)
-		return NULL;	/* empty or lapped: cq_next decides */
+	if (cqe == cq->ex_stop || cqe_owner_bits(cqe) != cq->owner_bits)
+		return NULL;	/* empty, lapped, stray or wrapping: cq_next decides */
 	atomic_thread_fence(memory_order_acquire);
-	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY || cq->ex_next == cq->ex_posted)
+	if (mana_cqe_fast_type(cqe) != CQE_RX_OKAY)
 		return NULL;
-	r = &cq->fast_rq->ring;
-	*wr_id = r->wr_ids[cq->ex_next++ & r->wr_mask];
-	cq_advance(cq, cqe);
+	*wr_id = cq->ex_wr_ids[cq->ex_next++ & cq->ex_wr_mask];
+	cq->next_cqe = cqe + GDMA_CQE_SIZE;
 	return cqe;
 }
 
-/* The fast path's position from fast_rq, once per ibv_start_poll. */
+/*
+ * The fast path's position from fast_rq, once per ibv_start_poll (and
+ * after the general path): no further than the buffers posted now, nor
+ * than the end of the ring.
+ */
 static inline void ex_sync(struct mana_cq *cq)
 {
-	struct mana_ring *r = &cq->fast_rq->ring;
+	const struct mana_ring *r = &cq->fast_rq->ring;
+	uint32_t avail = mana_load_index(&r->posted) - r->retired;
+	size_t room = (size_t)(cq->end_cqe - cq->next_cqe) / GDMA_CQE_SIZE;
 
 	cq->ex_next = r->retired;
-	cq->ex_posted = mana_load_index(&r->posted);
+	cq->ex_wr_ids = r->wr_ids;
+	cq->ex_wr_mask = r->wr_mask;
+	cq->ex_stop = cq->next_cqe + (avail < room ? avail : room) * GDMA_CQE_SIZE;
 }
 
-/* What the fast path took goes back to the poster. */
+/* What the fast path took goes back to the poster; its position wraps. */
 static inline void ex_publish(struct mana_cq *cq)
 {
 	struct mana_ring *r = &cq->fast_rq->ring;
 
 	if (cq->ex_next != r->retired)
 		mana_store_index(&r->retired, cq->ex_next);
+	if (mana_unlikely(cq->next_cqe == cq->end_cqe)) {
+		cq->next_cqe = cq->buf.addr;
+		cq_next_lap(cq);
+	}
 }
 
 /*
@@ -591,9 +602,12 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 	/* the general path counts from retired, and may switch fast_rq */
 	ex_publish(cq);
 	ret = cq_next(cq, &cq->cur);
-	ex_sync(cq);
 
 	if (ret > 0) {
+		ex_sync(cq);
+		/* the fast path does not write status: it runs after successes only */
+		if (cq->cur.status != IBV_WC_SUCCESS)
+			cq->ex_stop = cq->next_cqe;
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
 		cq->vcq.cq_ex.status = cq->cur.status;
 		/* for the readers, in the places of a receive CQE */
@@ -604,6 +618,9 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 		cq->cur_cqe = cq->cur_rx;
 		return 0;
 	}
+	/* nothing more this poll: the fast path stands aside until ex_sync */
+	cq->ex_stop = cq->next_cqe;
+	cq->ex_next = cq->fast_rq->ring.retired;
 	if (ret < 0) {
 		overflow_error(cq);
 		return EOVERFLOW;
@@ -611,14 +628,17 @@ static __attribute__((noinline)) int ex_fetch_slow(struct mana_cq *cq)
 	return ENOENT;
 }
 
-/* wr_id and status into the cq_ex, the rest for the readers */
+/*
+ * wr_id into the cq_ex, the rest for the readers.  The status is already
+ * IBV_WC_SUCCESS whenever the fast path runs (ex_start_poll, and an entry
+ * of another status parks the fast path until the next slow fetch).
+ */
 static inline int ex_fetch(struct mana_cq *cq)
 {
 	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
 	const uint8_t *cqe = rx_fast(cq, &ex->wr_id);
 
 	if (mana_likely(cqe)) {
-		ex->status = IBV_WC_SUCCESS;
 		cq->cur_cqe = cqe;
 		return 0;
 	}
@@ -635,6 +655,7 @@ static int ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (mana_unlikely(cq_overrun(cq)))
 		return EOVERFLOW;
 	cq_lock(cq);
+	ibcq->status = IBV_WC_SUCCESS;
 	ex_sync(cq);
 	ret = ex_fetch(cq);
 	if (ret)

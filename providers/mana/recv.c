@@ -76,9 +76,9 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct mana_wq *wq = to_mwq(ibwq);
 	uint64_t *wr_ids = wq->ring.wr_ids;
-	uint32_t head, limit, off, ring_mask = wq->ring.mask;
-	uint32_t wr_mask = wq->ring.wr_mask, num;
-	uint8_t *ring = wq->buf.addr;
+	uint32_t ring_mask = wq->ring.mask;
+	uint32_t wr_mask = wq->ring.wr_mask, num, num_limit;
+	uint8_t *ring = wq->buf.addr, *ring_end = ring + ring_mask + 1, *wqe;
 	uint64_t hdr1 = wq->ring.hdr1;
 	struct mana_cursor c;
 	int ret;
@@ -89,38 +89,42 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 
 	mana_spin_lock(&wq->ring.lock);
 	mana_cursor_start(&wq->ring, wq->max_wr, &c);
-	/* head and limit in registers; the rest of the cursor changes rarely */
-	head = c.head;
-	limit = c.limit;
-	num = head - c.delta;	/* the WR number at head */
+	/*
+	 * In registers: the WR number at head, the one that may not be
+	 * posted (head - num and limit - num stay delta: the fast path only
+	 * adds one-unit WQEs) and where head is in the ring.
+	 */
+	num = c.head - c.delta;
+	num_limit = c.limit - c.delta;
+	wqe = ring + mana_ring_off(c.head, ring_mask);
 	for (; wr; wr = wr->next) {
-		if (mana_likely(wr->num_sge == 1 && head != limit)) {
+		if (mana_likely(wr->num_sge == 1 && num != num_limit)) {
 			const struct ibv_sge *sg = wr->sg_list;
 
-			off = mana_ring_off(head, ring_mask);
-			mana_put_wqe1(ring, off, hdr1, 0, sg->addr, sg->lkey, sg->length);
+			mana_put_wqe1(wqe, 0, hdr1, 0, sg->addr, sg->lkey, sg->length);
 			wr_ids[num++ & wr_mask] = wr->wr_id;
-			head++;
+			wqe += GDMA_WQE_BU_SIZE;
+			if (mana_unlikely(wqe == ring_end))
+				wqe = ring;
 			continue;
 		}
-		c.head = head;
-		c.limit = limit;
+		c.head = num + c.delta;
 		ret = rq_put(wq, &c, wr);
-		head = c.head;
-		limit = c.limit;
-		num = head - c.delta;
+		num = c.head - c.delta;
+		num_limit = c.limit - c.delta;
+		wqe = ring + mana_ring_off(c.head, ring_mask);
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
 	}
-	c.head = head;
+	c.head = num + c.delta;
 	/* one doorbell for every WQE that made it, none for the rest */
-	if (head != wq->ring.head_bu) {
+	if (c.head != wq->ring.head_bu) {
 		mana_ring_publish(&wq->ring, &c);
 		mana_ring_doorbell(wq->ring.db_page, GDMA_DB_OFF_RQ,
 				   (uint64_t)wq->wqid |
-				   (uint64_t)(head * GDMA_WQE_BU_SIZE) << 32);
+				   (uint64_t)(c.head * GDMA_WQE_BU_SIZE) << 32);
 	}
 	mana_spin_unlock(&wq->ring.lock);
 	return ret;

@@ -29,13 +29,14 @@ static int sq_oob_templates(struct mana_qp *qp)
 	/* room for the long form: the encoder writes 8 or 24 bytes */
 	uint8_t oob_wire[GDMA_OOB_LARGE];
 	uint64_t signaled;
+	unsigned int i;
 
 	if (mana_tx_oob_encode(&oob, oob_wire))
 		return EINVAL;
 	signaled = gdma_ld64(oob_wire);
-	qp->oob_template[1] = signaled;
-	qp->oob_template[0] = qp->sq_sig_all ? signaled :
-					       signaled | MANA_TXOOB_SUPPRESS_CQE;
+	for (i = 0; i < sizeof(qp->oob_by_flags) / sizeof(qp->oob_by_flags[0]); i++)
+		qp->oob_by_flags[i] = (i & IBV_SEND_SIGNALED) || qp->sq_sig_all ?
+				      signaled : signaled | MANA_TXOOB_SUPPRESS_CQE;
 	return 0;
 }
 
@@ -206,13 +207,15 @@ static inline void sq_fast_init(const struct mana_qp *qp, struct sq_fast *f)
 	f->ring_mask = qp->ring.mask;
 	f->sig_mask = qp->sig_mask;
 	f->hdr1 = qp->ring.hdr1;
-	f->oob[0] = qp->oob_template[0];
-	f->oob[1] = qp->oob_template[1];
+	f->oob[0] = qp->oob_by_flags[0];
+	f->oob[1] = qp->oob_by_flags[IBV_SEND_SIGNALED];
 }
+
+_Static_assert(MANA_SEND_FAST_FLAGS == 7, "oob_by_flags has 8 entries");
 
 static inline uint64_t oob_for(const struct mana_qp *qp, unsigned int flags)
 {
-	return qp->oob_template[!!(flags & IBV_SEND_SIGNALED)];
+	return qp->oob_by_flags[flags & MANA_SEND_FAST_FLAGS];
 }
 
 /* A signaled WQE starting at unit @head: the poller retires up to it. */
@@ -497,19 +500,31 @@ static __attribute__((noinline)) void wr_send_slow(struct mana_qp *qp,
 	qp->wr_state = MANA_WR_OPEN_SLOW;
 }
 
+/*
+ * The common send: header, OOB and WR id go straight to the WQE at the
+ * cursor (past the published head: nobody looks there yet), leaving the
+ * SGE to wr_set_sge.  A full ring, other flags or a send out of turn take
+ * the slow path, which answers at the data.
+ */
 static void wr_send(struct ibv_qp_ex *qpx)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 	unsigned int flags = qpx->wr_flags;
+	uint32_t head = qp->wr_cur.head, off;
+	uint8_t *wqe;
 
 	if (mana_unlikely(qp->wr_state != MANA_WR_IDLE ||
-			  (flags & ~MANA_SEND_FAST_FLAGS))) {
+			  (flags & ~MANA_SEND_FAST_FLAGS) ||
+			  head == qp->wr_cur.limit)) {
 		wr_send_slow(qp, flags);
 		return;
 	}
-	qp->wr_pending_id = qpx->wr_id;
-	qp->wr_pending_oob = oob_for(qp, flags);
-	qp->wr_state = MANA_WR_OPEN;
+	off = mana_ring_off(head, qp->ring.mask);
+	wqe = qp->sq_buf.addr + off;
+	gdma_st64(wqe, qp->ring.hdr1);
+	gdma_st64(wqe + 8, oob_for(qp, flags));
+	mana_file_wqe(qp->ring.wqes, off, 1, qpx->wr_id);
+	qp->wr_state = (uintptr_t)(wqe + 16);
 }
 
 /* Data for the open send through the general path. */
@@ -527,9 +542,13 @@ static void wr_data(struct mana_qp *qp, const struct ibv_sge *sg, size_t n,
 		wr_fail(qp, EINVAL);
 		return;
 	}
-	if (qp->wr_state == MANA_WR_OPEN)
-		flags = qp->wr_pending_oob & MANA_TXOOB_SUPPRESS_CQE ?
+	if (qp->wr_state >= MANA_WR_STATES) {
+		/* what wr_send put in the WQE; the general path rewrites it */
+		flags = gdma_ld64((uint8_t *)qp->wr_state - 8) & MANA_TXOOB_SUPPRESS_CQE ?
 			0 : IBV_SEND_SIGNALED;
+		qp->wr_pending_id = mana_wqe_info_at(qp->ring.wqes,
+			mana_ring_off(qp->wr_cur.head, qp->ring.mask))->wr_id;
+	}
 	if (bufs) {
 		ret = sq_put_inline(qp, &qp->wr_cur, bufs, n, flags, qp->wr_pending_id);
 	} else if (!n || n > qp->max_send_sge) {
@@ -558,23 +577,23 @@ static __attribute__((noinline)) void wr_sge_slow(struct mana_qp *qp, uint32_t l
 	wr_data(qp, &sge, 1, NULL);
 }
 
+/* The SGE of the send wr_send began (room checked there): it is done. */
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 		       uint32_t length)
 {
 	struct mana_qp *qp = ex_to_mqp(qpx);
 	struct mana_cursor *c = &qp->wr_cur;
-	uint64_t oob = qp->wr_pending_oob;
-	uint32_t off;
+	uint8_t *sge = (uint8_t *)qp->wr_state;
 
-	if (mana_unlikely(qp->wr_state != MANA_WR_OPEN || c->head == c->limit)) {
+	if (mana_unlikely(qp->wr_state < MANA_WR_STATES)) {
 		wr_sge_slow(qp, lkey, addr, length);
 		return;
 	}
-	off = mana_ring_off(c->head, qp->ring.mask);
-	mana_put_wqe1(qp->sq_buf.addr, off, qp->ring.hdr1, oob, addr, lkey, length);
+	mana_put_sge(sge, addr, lkey, length);
 	qp->wr_state = MANA_WR_IDLE;
-	sq_commit(qp->ring.wqes, qp->sig_ring, qp->sig_mask, c, off, 1, oob,
-		  qp->wr_pending_id);
+	if (!(gdma_ld64(sge - 8) & MANA_TXOOB_SUPPRESS_CQE))
+		sq_signal(qp->sig_ring, qp->sig_mask, c, c->head);
+	c->head++;	/* mana_cursor_advance of one unit */
 }
 
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
