@@ -122,6 +122,7 @@ static struct {
 	/* rounds that found nothing to do, for mana_emu_quiesce() */
 	uint64_t idle_rounds;
 	pthread_cond_t idle;
+	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
 } dev = {
 	.stopped = PTHREAD_COND_INITIALIZER,
 	.idle = PTHREAD_COND_INITIALIZER,
@@ -415,6 +416,7 @@ static void device_sleep(void)
 		trap_event_disarm();
 	if (read(dev.wake_fd, &v, sizeof(v)) < 0)
 		v = 0;
+	atomic_fetch_add_explicit(&dev.sleep_syscalls, 2, memory_order_relaxed);
 }
 
 static bool device_should_exit(void)
@@ -1531,6 +1533,14 @@ void emu_device_shutdown(void)
 		backend_close(emu_dev.ports[p - 1].vport.backend);
 		emu_dev.ports[p - 1].vport.backend = NULL;
 	}
+}
+
+EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
+{
+	uint64_t pvm, faults;
+
+	emu_user_copy_counters(&pvm, &faults);
+	return pvm + atomic_load(&dev.sleep_syscalls);
 }
 
 /*
