@@ -586,7 +586,6 @@ static int wq_cache_fill(struct emu_hwq *q)
 static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 		     struct gdma_wqe *w, uint32_t *size_bu)
 {
-	uint8_t buf[GDMA_MAX_SQE_SIZE] = { 0 };
 	uint32_t max = qt == GDMA_SQ ? GDMA_MAX_SQE_SIZE : GDMA_MAX_RQE_SIZE;
 	uint32_t need = q->tail - q->head < max ? q->tail - q->head : max;
 	struct wq_cache *c = q->cache;
@@ -603,8 +602,8 @@ static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 			return -EFAULT;
 		at = 0;
 	}
-	memcpy(buf, c->data + at, need);
-	return gdma_wqe_fetch(buf, sizeof(buf), 0, qt, w, size_bu);
+	/* decoded in place: never past the doorbell tail */
+	return gdma_wqe_decode_linear(c->data + at, need, qt, w, size_bu);
 }
 
 /*

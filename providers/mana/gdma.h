@@ -897,6 +897,36 @@ static inline int gdma_wqe_fetch(const void *ring, uint32_t ring_size,
 	return 0;
 }
 
+/*
+ * gdma_wqe_fetch() for a WQE already linear in @buf (@len bytes from its
+ * start, wrap undone by the caller): the same checks, decoded in place
+ * into @out -- only the header, the OOB bytes the header names and the
+ * SGEs it counts are written (the rest of @out is left as it was), no
+ * zero-filled copy of the ring.  -EINVAL if the WQE is bad or runs past
+ * @len.
+ */
+static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
+					 enum gdma_queue_type qt,
+					 struct gdma_wqe *out,
+					 uint32_t *size_bu)
+{
+	uint32_t size, sgl, i;
+
+	if (len < GDMA_WQE_HDR_SIZE ||
+	    gdma_wqe_header_decode(buf, qt, &out->hdr))
+		return -EINVAL;
+	size = gdma_wqe_size(out->hdr.oob_size, out->hdr.num_sge);
+	if (size > len)
+		return -EINVAL;
+	memcpy(out->oob, buf + GDMA_WQE_HDR_SIZE, out->hdr.oob_size);
+	sgl = gdma_wqe_sgl_offset(out->hdr.oob_size);
+	for (i = 0; i < out->hdr.num_sge; i++)
+		gdma_sge_decode(buf + sgl + i * GDMA_SGE_SIZE, &out->sge[i]);
+	if (size_bu)
+		*size_bu = size / GDMA_WQE_BU_SIZE;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* MANA TX inline OOB: short (8 bytes) or short + long (24 bytes) */
 
