@@ -133,7 +133,7 @@ static struct {
 static __thread bool in_device_thread;
 
 static void device_start(void);
-static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
+static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		    bool is_sq);
 static void rx_frame(unsigned int port, const uint8_t *f, size_t len);
 static void coalesce_flush(struct coalesce *c);
@@ -640,14 +640,15 @@ static void cq_notify(struct emu_hwq *cq)
 }
 
 /*
- * Write CQE number cq->prod: the 60 data bytes and wq_num first, the
- * dword holding the owner bits after a release fence, as hardware does.
+ * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
+ * place by the caller; the last dword (wq_num, is_sq, owner bits) is
+ * added here.  The data go first, the dword holding the owner bits after
+ * a release fence, as hardware does.
  */
-static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
+static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		    bool is_sq)
 {
-	struct gdma_cqe c = { .wq_num = wq_num, .is_sq = is_sq };
-	uint8_t wire[GDMA_CQE_SIZE];
+	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
 	struct iovec l[2], r[2];
 	uint8_t *slot;
 
@@ -656,18 +657,19 @@ static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
 		cq->st.drops++;		/* --fault=drop-cqe: lost for good */
 		return;
 	}
-	memcpy(c.data, data, GDMA_CQE_DATA_SIZE);
-	c.owner = gdma_owner_expected(cq->prod, cq->count);
-	if (gdma_cqe_encode(&c, wire))
+	/* gdma_cqe_encode()'s checks, on the caller's buffer */
+	if (wq_num > GDMA_QUEUE_ID_MAX || owner > GDMA_OWNER_MASK)
 		return;
+	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE,
+		      wq_num | (uint32_t)is_sq << 24 | owner << 29);
 	slot = (uint8_t *)(uintptr_t)cq->buf +
 	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
 	/*
 	 * Two pieces copied in order by one call: the owner dword is a
 	 * separate store after the data (x86 keeps stores in order).
 	 */
-	l[0] = (struct iovec){ wire, GDMA_CQE_DATA_SIZE };
-	l[1] = (struct iovec){ wire + GDMA_CQE_DATA_SIZE, 4 };
+	l[0] = (struct iovec){ cqe, GDMA_CQE_DATA_SIZE };
+	l[1] = (struct iovec){ cqe + GDMA_CQE_DATA_SIZE, 4 };
 	r[0] = (struct iovec){ slot, GDMA_CQE_DATA_SIZE };
 	r[1] = (struct iovec){ slot + GDMA_CQE_DATA_SIZE, 4 };
 	atomic_thread_fence(memory_order_release);
@@ -726,7 +728,7 @@ static void tx_cqe(struct emu_hwq *sq, uint8_t type, uint32_t wqe_off)
 	struct mana_tx_comp_oob o = {
 		.cqe_type = type, .tx_wqe_offset = wqe_off & 0x7FFFFFF,
 	};
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 
 	if (mana_tx_comp_oob_encode(&o, data))
 		return;
@@ -936,7 +938,7 @@ static unsigned int run_sqs(void)
 
 static void coalesce_flush(struct coalesce *c)
 {
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 
 	if (c->n > 1)
 		c->oob.cqe_type = CQE_RX_COALESCED_4;
@@ -964,7 +966,7 @@ static bool coalesce_fits(const struct mana_rx_comp_oob *a,
 
 static void rx_complete(struct emu_hwq *rq, const struct mana_rx_comp_oob *o)
 {
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 	struct coalesce *c = coalesce_find(rq);
 
 	if (c && (o->cqe_type != CQE_RX_OKAY || !coalesce_fits(&c->oob, o))) {

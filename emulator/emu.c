@@ -315,16 +315,24 @@ void emu_user_copy_counters(uint64_t *syscalls, uint64_t *faults)
 	*faults = atomic_load(&ucopy_faults);
 }
 
-/* Direct copies once the trap (and so the fixup) is in place. */
+/*
+ * Direct copies once the trap (and so the fixup) is in place.  The trap
+ * is only removed by trap_fini() (unit tests, which do not copy).
+ */
 static bool ucopy_usable(void)
 {
-	static _Atomic bool hooked;
+	static _Atomic bool hooked, ready;
 
+	if (atomic_load_explicit(&ready, memory_order_relaxed))
+		return true;
 	if (!atomic_load_explicit(&hooked, memory_order_relaxed)) {
 		trap_set_fixup_hook(ucopy_fixup);
 		atomic_store(&hooked, true);
 	}
-	return trap_fixup_ready();
+	if (!trap_fixup_ready())
+		return false;
+	atomic_store(&ready, true);
+	return true;
 }
 
 static size_t ucopy_iov(const struct iovec *local, const struct iovec *remote,
@@ -353,9 +361,9 @@ size_t emu_copy_user_iov(const struct iovec *local,
 			 bool to_user)
 {
 	size_t total = 0, done = 0;
-	int saved = errno;
 	unsigned int i;
 	ssize_t ret;
+	int saved;
 	pid_t pid;
 
 	for (i = 0; i < n; i++) {
@@ -364,8 +372,10 @@ size_t emu_copy_user_iov(const struct iovec *local,
 		else
 			total += local[i].iov_len;
 	}
-	if (total && ucopy_usable())
+	/* the common case first: no errno to save, no system call */
+	if (ucopy_usable())
 		return ucopy_iov(local, remote, n, to_user);
+	saved = errno;
 	if (!total || __atomic_load_n(&pvm_unusable, __ATOMIC_RELAXED))
 		goto plain;
 	atomic_fetch_add_explicit(&ucopy_syscalls, 1, memory_order_relaxed);

@@ -1325,7 +1325,7 @@ static inline uint32_t mana_rx_comp_flags(const struct mana_rx_comp_oob *o)
 static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 					  void *wire)
 {
-	uint8_t buf[GDMA_CQE_DATA_SIZE] = { 0 };
+	uint8_t *buf = wire;	/* in place: every check comes first */
 	struct mana_cqe_header h = {
 		.cqe_type = o->cqe_type,
 		.client_type = MANA_CQE_COMPLETION,
@@ -1333,8 +1333,10 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 	};
 	unsigned int i;
 
-	if (mana_rx_comp_oob_check(o) || mana_cqe_header_encode(&h, buf))
+	if (mana_rx_comp_oob_check(o) || mana_cqe_header_check(&h))
 		return -EINVAL;
+	memset(buf, 0, GDMA_CQE_DATA_SIZE);
+	mana_cqe_header_encode(&h, buf);
 	gdma_put_le32(buf + 4, mana_rx_comp_flags(o));
 	for (i = 0; i < MANA_RXCOMP_NUM_PPI; i++) {
 		uint8_t *s = buf + 8 + 12 * i;
@@ -1350,7 +1352,6 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 		}
 	}
 	gdma_put_le32(buf + 56, o->rx_wqe_offset);
-	memcpy(wire, buf, sizeof(buf));
 	return 0;
 }
 
