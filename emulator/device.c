@@ -1536,6 +1536,14 @@ void emu_device_shutdown(void)
 	}
 }
 
+EMU_EXPORT uint64_t mana_emu_user_faults(void)
+{
+	uint64_t pvm, faults;
+
+	emu_user_copy_counters(&pvm, &faults);
+	return faults;
+}
+
 EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
 {
 	uint64_t pvm, faults;

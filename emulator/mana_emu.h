@@ -96,6 +96,15 @@ int mana_emu_quiesce(int timeout_ms);
 uint64_t mana_emu_device_syscalls(void);
 
 /*
+ * Application addresses that faulted in a device copy so far (each became
+ * an error CQE or a counted drop): an MR's pages unmapped or made
+ * read-only after registration.  Real hardware reaches the pages the
+ * kernel pinned at registration; the emulator can only see the current
+ * mapping.
+ */
+uint64_t mana_emu_user_faults(void);
+
+/*
  * Fault sweep: uverbs commands handled so far, and make the @nth command
  * from now (1 = the next) fail with @err before its handler runs (0: no
  * fault).  0, or -EINVAL for an errno outside 1..4095.
