@@ -1221,18 +1221,20 @@ static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 		dev.port_unsteered[port - 1]++;
 		return;
 	}
-	memcpy(f, in, len);
-	emu_frame_parse(f, len, &fr);
+	/* parsed where it lies; copied only to strip a tag */
+	emu_frame_parse(in, len, &fr);
 	/* the tag is always stripped and reported (DPDK relies on it) */
 	if (fr.vlan) {
 		m.vlan = true;
 		m.tci = fr.tci;
+		memcpy(f, in, len);
 		len = emu_frame_vlan_strip(f, len);
 		emu_frame_parse(f, len, &fr);
+		in = f;
 	}
 	rq = rx_steer(v, &fr, &m);
 	if (rq)
-		rx_deliver(rq, f, len, &fr, &m);
+		rx_deliver(rq, in, len, &fr, &m);
 }
 
 /* ---- doorbells ------------------------------------------------------------- */
