@@ -552,6 +552,10 @@ int emu_port_attach(unsigned int port)
 
 struct wq_cache {
 	uint32_t start, len;		/* ring offsets (free-running) held */
+	/* the last header that passed the checks, raw and decoded */
+	bool hdr_ok;
+	uint8_t hdr_raw[GDMA_WQE_HDR_SIZE];
+	struct gdma_wqe_header hdr;
 	uint8_t data[WQ_CACHE_SIZE];
 };
 
@@ -582,6 +586,29 @@ static int wq_cache_fill(struct emu_hwq *q)
 	return 0;
 }
 
+/*
+ * Decode in place, never past @len (the doorbell tail).  A queue's WQEs
+ * mostly repeat one header: the same 8 bytes as the last header that
+ * passed gdma_wqe_header_decode() decode to the same result.
+ */
+static int wqe_decode(struct wq_cache *c, const uint8_t *p, uint32_t len,
+		      enum gdma_queue_type qt, struct gdma_wqe *w,
+		      uint32_t *size_bu)
+{
+	if (len < GDMA_WQE_HDR_SIZE)
+		return -EINVAL;
+	if (c->hdr_ok && !memcmp(p, c->hdr_raw, GDMA_WQE_HDR_SIZE)) {
+		w->hdr = c->hdr;
+		return gdma_wqe_decode_body(p, len, w, size_bu);
+	}
+	if (gdma_wqe_header_decode(p, qt, &w->hdr))
+		return -EINVAL;
+	memcpy(c->hdr_raw, p, GDMA_WQE_HDR_SIZE);
+	c->hdr = w->hdr;
+	c->hdr_ok = true;
+	return gdma_wqe_decode_body(p, len, w, size_bu);
+}
+
 /* Decode the WQE at the device head (never past the doorbell tail). */
 static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 		     struct gdma_wqe *w, uint32_t *size_bu)
@@ -602,8 +629,7 @@ static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 			return -EFAULT;
 		at = 0;
 	}
-	/* decoded in place: never past the doorbell tail */
-	return gdma_wqe_decode_linear(c->data + at, need, qt, w, size_bu);
+	return wqe_decode(c, c->data + at, need, qt, w, size_bu);
 }
 
 /*
@@ -649,7 +675,6 @@ static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		    bool is_sq)
 {
 	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
-	struct iovec l[2], r[2];
 	uint8_t *slot;
 
 	if (emu.opts.fault_drop_cqe &&
@@ -665,15 +690,15 @@ static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 	slot = (uint8_t *)(uintptr_t)cq->buf +
 	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
 	/*
-	 * Two pieces copied in order by one call: the owner dword is a
-	 * separate store after the data (x86 keeps stores in order).
+	 * Two copies in order: the owner dword is a separate store after the
+	 * data (x86 keeps stores in order; a string move's own stores need not
+	 * be, hence not one copy).
 	 */
-	l[0] = (struct iovec){ cqe, GDMA_CQE_DATA_SIZE };
-	l[1] = (struct iovec){ cqe + GDMA_CQE_DATA_SIZE, 4 };
-	r[0] = (struct iovec){ slot, GDMA_CQE_DATA_SIZE };
-	r[1] = (struct iovec){ slot + GDMA_CQE_DATA_SIZE, 4 };
 	atomic_thread_fence(memory_order_release);
-	if (emu_copy_user_iov(l, r, 2, true) != GDMA_CQE_SIZE) {
+	if (emu_copy_user_one(cqe, slot, GDMA_CQE_DATA_SIZE, true) !=
+	    GDMA_CQE_DATA_SIZE ||
+	    emu_copy_user_one(cqe + GDMA_CQE_DATA_SIZE, slot + GDMA_CQE_DATA_SIZE,
+			      4, true) != 4) {
 		cq->st.errors++;
 		return;
 	}
@@ -764,7 +789,9 @@ static uint8_t tx_gather(struct emu_hwq *sq, const struct gdma_wqe *w,
 	if (total < ETH_MIN_LEN)
 		return CQE_TX_INVALID_ETH_TYPE;
 	/* inside an MR but not readable (unmapped since): the MR is bad */
-	if (emu_copy_user_iov(l, r, n, false) != total)
+	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, total,
+					false) :
+		      emu_copy_user_iov(l, r, n, false)) != total)
 		return CQE_TX_HDR_PROCESSING_ERROR;
 	*len = total;
 	return CQE_TX_OKAY;
@@ -1017,7 +1044,9 @@ static uint8_t rx_scatter(struct emu_hwq *rq, const struct gdma_wqe *w,
 		r[n++] = (struct iovec){ (void *)va, chunk };
 		done += chunk;
 	}
-	if (emu_copy_user_iov(l, r, n, true) != done) {
+	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, done,
+					true) :
+		      emu_copy_user_iov(l, r, n, true)) != done) {
 		*bad = true;
 		return CQE_RX_TRUNCATED;
 	}

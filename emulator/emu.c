@@ -356,6 +356,20 @@ static size_t ucopy_iov(const struct iovec *local, const struct iovec *remote,
 	return done;
 }
 
+size_t emu_copy_user_one(void *local, void *remote, size_t len, bool to_user)
+{
+	struct iovec l = { local, len }, r = { remote, len };
+	size_t left;
+
+	if (!user_ok(remote, len) || !ucopy_usable())
+		return emu_copy_user_iov(&l, &r, 1, to_user);
+	left = to_user ? mana_emu_ucopy(remote, local, len) :
+			 mana_emu_ucopy(local, remote, len);
+	if (left)
+		atomic_fetch_add(&ucopy_faults, 1);
+	return len - left;
+}
+
 size_t emu_copy_user_iov(const struct iovec *local,
 			 const struct iovec *remote, unsigned int n,
 			 bool to_user)

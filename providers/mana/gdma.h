@@ -905,16 +905,16 @@ static inline int gdma_wqe_fetch(const void *ring, uint32_t ring_size,
  * zero-filled copy of the ring.  -EINVAL if the WQE is bad or runs past
  * @len.
  */
-static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
-					 enum gdma_queue_type qt,
-					 struct gdma_wqe *out,
-					 uint32_t *size_bu)
+/*
+ * The part after the header: @out->hdr holds a header that passed
+ * gdma_wqe_header_decode() for this queue type (callers that see the same
+ * header bytes again may reuse its decoded form).
+ */
+static inline int gdma_wqe_decode_body(const uint8_t *buf, uint32_t len,
+				       struct gdma_wqe *out, uint32_t *size_bu)
 {
 	uint32_t size, sgl, i;
 
-	if (len < GDMA_WQE_HDR_SIZE ||
-	    gdma_wqe_header_decode(buf, qt, &out->hdr))
-		return -EINVAL;
 	size = gdma_wqe_size(out->hdr.oob_size, out->hdr.num_sge);
 	if (size > len)
 		return -EINVAL;
@@ -925,6 +925,17 @@ static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
 	if (size_bu)
 		*size_bu = size / GDMA_WQE_BU_SIZE;
 	return 0;
+}
+
+static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
+					 enum gdma_queue_type qt,
+					 struct gdma_wqe *out,
+					 uint32_t *size_bu)
+{
+	if (len < GDMA_WQE_HDR_SIZE ||
+	    gdma_wqe_header_decode(buf, qt, &out->hdr))
+		return -EINVAL;
+	return gdma_wqe_decode_body(buf, len, out, size_bu);
 }
 
 /* ------------------------------------------------------------------------ */
