@@ -1276,26 +1276,21 @@ static inline unsigned int mana_rx_comp_slots(uint8_t cqe_type)
 static inline int mana_rx_comp_ppi_check(const struct mana_rx_comp_oob *o)
 {
 	unsigned int n = mana_rx_comp_slots(o->cqe_type), i;
-	bool ended = false;
 	bool data = o->cqe_type == CQE_RX_OKAY ||
 		    o->cqe_type == CQE_RX_COALESCED_4 ||
 		    o->cqe_type == CQE_RX_COALESCED_8;
 
+	uint32_t rest = 0;
+
 	if (data && !o->ppi[0].pkt_len)
 		return -EINVAL;
-	for (i = 1; i < MANA_RXCOMP_MAX_PKTS; i++) {
-		const struct mana_rx_pkt_info *p = &o->ppi[i];
-
-		if (i >= n || ended) {
-			if (p->pkt_len || p->pkt_hash)
-				return -EINVAL;
-			continue;
-		}
-		ended = !p->pkt_len;
-		if (ended && p->pkt_hash)
-			return -EINVAL;
-	}
-	return 0;
+	/* the used slots: from 1 up to the first zero length or the last */
+	for (i = 1; i < n && o->ppi[i].pkt_len; i++)
+		;
+	/* that zero-length slot and every one after it: all zero */
+	for (; i < MANA_RXCOMP_MAX_PKTS; i++)
+		rest |= o->ppi[i].pkt_len | o->ppi[i].pkt_hash;
+	return rest ? -EINVAL : 0;
 }
 
 static inline int mana_rx_comp_oob_check(const struct mana_rx_comp_oob *o)
