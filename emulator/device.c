@@ -1070,21 +1070,21 @@ static uint8_t rx_scatter(struct emu_hwq *rq, const struct gdma_wqe *w,
 	return done == len ? CQE_RX_OKAY : CQE_RX_TRUNCATED;
 }
 
-static void rx_flags(struct mana_rx_comp_oob *o, const uint8_t *f,
-		     const struct emu_frame *fr)
+/* The checksum bits of the RX flags dword (mana_rx_comp_flags() layout). */
+static uint32_t rx_csum_flags(const uint8_t *f, const struct emu_frame *fr)
 {
 	enum emu_csum ip, l4;
+	uint32_t v;
 
 	emu_frame_rx_csum(f, fr, &ip, &l4);
-	o->rx_iphdr_csum_succeed = ip == EMU_CSUM_OK;
-	o->rx_iphdr_csum_fail = ip == EMU_CSUM_BAD;
-	if (fr->l4_proto == IPPROTO_TCP) {
-		o->rx_tcp_csum_succeed = l4 == EMU_CSUM_OK;
-		o->rx_tcp_csum_fail = l4 == EMU_CSUM_BAD;
-	} else if (fr->l4_proto == IPPROTO_UDP) {
-		o->rx_udp_csum_succeed = l4 == EMU_CSUM_OK;
-		o->rx_udp_csum_fail = l4 == EMU_CSUM_BAD;
-	}
+	v = (uint32_t)(ip == EMU_CSUM_OK) << 25 | (uint32_t)(ip == EMU_CSUM_BAD) << 26;
+	if (fr->l4_proto == IPPROTO_TCP)
+		v |= (uint32_t)(l4 == EMU_CSUM_OK) << 27 |
+		     (uint32_t)(l4 == EMU_CSUM_BAD) << 28;
+	else if (fr->l4_proto == IPPROTO_UDP)
+		v |= (uint32_t)(l4 == EMU_CSUM_OK) << 29 |
+		     (uint32_t)(l4 == EMU_CSUM_BAD) << 30;
+	return v;
 }
 
 struct rx_meta {
@@ -1093,20 +1093,55 @@ struct rx_meta {
 	uint16_t tci;
 };
 
+/* A good frame's completion: written in place unless RX coalescing is on. */
+static void rx_complete_okay(struct emu_hwq *rq, const uint8_t *f, size_t len,
+			     const struct emu_frame *fr,
+			     const struct rx_meta *m, uint32_t wqe_off)
+{
+	uint32_t flags = (uint32_t)(m->tci & 0xFFF) | (uint32_t)m->vlan << 12 |
+			 m->hashtype << 16 | rx_csum_flags(f, fr);
+	struct mana_rx_comp_oob o;
+	uint8_t cqe[GDMA_CQE_SIZE];
+
+	if (!emu.opts.rx_coalesce) {
+		/* as the OOB encoder: a hash type it cannot carry, no CQE */
+		if (m->hashtype <= MANA_HASH_ALL &&
+		    !mana_rx_comp_encode_one(cqe, flags, (uint16_t)len, m->hash,
+					     wqe_off))
+			cq_post(rq->cq, cqe, rq->id, false);
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.cqe_type = CQE_RX_OKAY;
+	o.rx_wqe_offset = wqe_off;
+	o.rx_vlantag_present = m->vlan;
+	o.rx_vlan_id = m->tci & 0xFFF;
+	o.rx_hashtype = (uint16_t)m->hashtype;
+	o.ppi[0].pkt_len = (uint16_t)len;
+	o.ppi[0].pkt_hash = m->hash;
+	o.rx_iphdr_csum_succeed = !!(flags & 1U << 25);
+	o.rx_iphdr_csum_fail = !!(flags & 1U << 26);
+	o.rx_tcp_csum_succeed = !!(flags & 1U << 27);
+	o.rx_tcp_csum_fail = !!(flags & 1U << 28);
+	o.rx_udp_csum_succeed = !!(flags & 1U << 29);
+	o.rx_udp_csum_fail = !!(flags & 1U << 30);
+	rx_complete(rq, &o);
+}
+
 /* Consume the RQ's next WQE for one frame and write the completion. */
 static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		       const struct emu_frame *fr, const struct rx_meta *m)
 {
-	struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_OKAY };
+	uint32_t size_bu, wqe_off;
 	struct gdma_wqe w;
-	uint32_t size_bu;
+	uint8_t type;
 	bool bad;
 
 	if (rq->head == rq->tail) {
 		rq->st.drops++;		/* no buffer posted */
 		return;
 	}
-	o.rx_wqe_offset = rq->head & (rq->size - 1);
+	wqe_off = rq->head & (rq->size - 1);
 	if (wqe_fetch(rq, GDMA_RQ, &w, &size_bu) ||
 	    size_bu * GDMA_WQE_BU_SIZE > rq->tail - rq->head) {
 		rq->st.errors++;
@@ -1115,8 +1150,11 @@ static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		return;
 	}
 	rq->head += size_bu * GDMA_WQE_BU_SIZE;
-	o.cqe_type = rx_scatter(rq, &w, f, len, &bad);
-	if (o.cqe_type != CQE_RX_OKAY) {
+	type = rx_scatter(rq, &w, f, len, &bad);
+	if (type != CQE_RX_OKAY) {
+		struct mana_rx_comp_oob o = { .cqe_type = type,
+					      .rx_wqe_offset = wqe_off };
+
 		rq->st.errors += bad;
 		rq->st.drops++;
 		rx_complete(rq, &o);
@@ -1124,13 +1162,7 @@ static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 	}
 	rq->st.frames++;
 	rq->st.bytes += len;
-	o.rx_vlantag_present = m->vlan;
-	o.rx_vlan_id = m->tci & 0xFFF;
-	o.rx_hashtype = (uint16_t)m->hashtype;
-	o.ppi[0].pkt_len = (uint16_t)len;
-	o.ppi[0].pkt_hash = m->hash;
-	rx_flags(&o, f, fr);
-	rx_complete(rq, &o);
+	rx_complete_okay(rq, f, len, fr, m, wqe_off);
 }
 
 /*

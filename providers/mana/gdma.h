@@ -1361,6 +1361,34 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 	return 0;
 }
 
+/*
+ * The device's common case written straight into @wire: a CQE_RX_OKAY for
+ * one packet, from the flags dword mana_rx_comp_flags() would build.  The
+ * bytes are those mana_rx_comp_oob_encode() writes for that completion,
+ * after the same checks (bits 15 and 31 of the flags are not fields).
+ */
+#define MANA_RX_FLAGS_PAIRS	(1U << 13 | 1U << 25 | 1U << 27 | 1U << 29)
+
+static inline int mana_rx_comp_encode_one(void *wire, uint32_t flags,
+					  uint16_t pkt_len, uint32_t pkt_hash,
+					  uint32_t wqe_offset)
+{
+	uint8_t *b = wire;
+
+	/* a length; no checksum both passed and failed; no stray bit */
+	if (!pkt_len || (flags & flags >> 1 & MANA_RX_FLAGS_PAIRS) ||
+	    (flags & (1U << 15 | 1U << 31)))
+		return -EINVAL;
+	memset(b, 0, GDMA_CQE_DATA_SIZE);
+	gdma_put_le32(b, (uint32_t)CQE_RX_OKAY |
+			 (uint32_t)MANA_CQE_COMPLETION << 6);
+	gdma_put_le32(b + 4, flags);
+	gdma_put_le16(b + 8, pkt_len);
+	gdma_put_le32(b + 16, pkt_hash);
+	gdma_put_le32(b + 56, wqe_offset);
+	return 0;
+}
+
 static inline int mana_rx_comp_ppi_decode(const uint8_t *b, uint8_t type,
 					  struct mana_rx_comp_oob *o)
 {
