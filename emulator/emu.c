@@ -319,20 +319,26 @@ void emu_user_copy_counters(uint64_t *syscalls, uint64_t *faults)
  * Direct copies once the trap (and so the fixup) is in place.  The trap
  * is only removed by trap_fini() (unit tests, which do not copy).
  */
-static bool ucopy_usable(void)
-{
-	static _Atomic bool hooked, ready;
+static _Atomic bool ucopy_ready;
 
-	if (atomic_load_explicit(&ready, memory_order_relaxed))
-		return true;
+static bool ucopy_setup(void)
+{
+	static _Atomic bool hooked;
+
 	if (!atomic_load_explicit(&hooked, memory_order_relaxed)) {
 		trap_set_fixup_hook(ucopy_fixup);
 		atomic_store(&hooked, true);
 	}
 	if (!trap_fixup_ready())
 		return false;
-	atomic_store(&ready, true);
+	atomic_store(&ucopy_ready, true);
 	return true;
+}
+
+static inline bool ucopy_usable(void)
+{
+	return atomic_load_explicit(&ucopy_ready, memory_order_relaxed) ||
+	       ucopy_setup();
 }
 
 static size_t ucopy_iov(const struct iovec *local, const struct iovec *remote,
