@@ -72,7 +72,7 @@ device_ir() {	# QUEUES SIZE -> "instr/frame syscalls/frame"
 	calls=$(sed -n 's/.* \([0-9.]*\) device syscalls\/frame/\1/p' "$OUT/dev.log" | \
 		awk '{ s += $1; n++ } END { printf "%.3f", n ? s / n : -1 }')
 	awk -v ir="$ir" -v m=$((3 * (bursts + 4) * q * 32)) -v c="$calls" \
-		'BEGIN { printf "%.1f %s", ir / m, c }'
+		'BEGIN { printf "%.1f %s\n", ir / m, c }'
 }
 echo
 echo "emulated device, loopback (instr/frame: device thread, callgrind)"
