@@ -1270,15 +1270,33 @@ static uint64_t rx_hash_fields(const struct emu_vport *v)
 	return DEVICE_HASH_FIELDS;
 }
 
+/*
+ * The Toeplitz table of each port's RSS key (device thread, under
+ * emu.lock), rebuilt when the key differs: QPs come and go, keys rarely.
+ */
+static struct mana_toeplitz_table rss_tables[MANA_EMU_MAX_PORTS];
+
+static const struct mana_toeplitz_table *rss_table(unsigned int port,
+						   const uint8_t *key)
+{
+	struct mana_toeplitz_table *tb = &rss_tables[port - 1];
+
+	if (tb->key_len != MANA_RSS_KEY_LEN ||
+	    memcmp(tb->key, key, MANA_RSS_KEY_LEN))
+		mana_toeplitz_table_init(tb, key, MANA_RSS_KEY_LEN);
+	return tb;
+}
+
 /* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
-static struct emu_hwq *rx_steer(struct emu_vport *v, const struct emu_frame *fr,
-				struct rx_meta *m)
+static struct emu_hwq *rx_steer(unsigned int port, struct emu_vport *v,
+				const struct emu_frame *fr, struct rx_meta *m)
 {
 	uint32_t hash, type;
 
 	if (v->rss_enabled &&
-	    !mana_rss_hash(v->rss_qp->key, rx_hash_fields(v), &fr->tuple,
-			   &hash, &type) && type) {
+	    !mana_rss_hash_table(rss_table(port, v->rss_qp->key),
+				 rx_hash_fields(v), &fr->tuple, &hash, &type) &&
+	    type) {
 		m->hash = hash;
 		m->hashtype = mana_rss_cqe_hashtype(type);
 		return v->indir[hash % EMU_RSS_INDIR];
@@ -1310,7 +1328,7 @@ static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 		emu_frame_parse(f, len, &fr);
 		in = f;
 	}
-	rq = rx_steer(v, &fr, &m);
+	rq = rx_steer(port, v, &fr, &m);
 	if (rq)
 		rx_deliver(rq, in, len, &fr, &m);
 }

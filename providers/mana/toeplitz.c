@@ -39,16 +39,9 @@
  * key used is kept per thread (a device hashes every frame with the same
  * key); keys longer than TZ_KEY_MAX take the bitwise path.
  */
-#define TZ_KEY_MAX 40
-#define TZ_IN_MAX (TZ_KEY_MAX - 4)
+#define TZ_KEY_MAX MANA_RSS_KEY_LEN
 
-struct tz_table {
-	size_t key_len;			/* 0: empty */
-	uint8_t key[TZ_KEY_MAX];
-	uint32_t t[TZ_IN_MAX][256];
-};
-
-static __thread struct tz_table tz_cache;
+static __thread struct mana_toeplitz_table tz_cache;
 
 /* The 32 key bits that start at input bit @bit. */
 static uint32_t tz_window(const uint8_t *key, size_t bit)
@@ -63,11 +56,15 @@ static uint32_t tz_window(const uint8_t *key, size_t bit)
 	return (uint32_t)(w >> (8 - shift));
 }
 
-static void tz_build(struct tz_table *tb, const uint8_t *key, size_t key_len)
+int mana_toeplitz_table_init(struct mana_toeplitz_table *tb,
+			     const uint8_t *key, size_t key_len)
 {
-	size_t i, n = key_len - 4;
+	size_t i, n;
 	unsigned int v, b;
 
+	if (!tb || !key || key_len < 4 || key_len > TZ_KEY_MAX)
+		return -EINVAL;
+	n = key_len - 4;
 	for (i = 0; i < n; i++) {
 		uint32_t bitw[8];
 
@@ -81,6 +78,18 @@ static void tz_build(struct tz_table *tb, const uint8_t *key, size_t key_len)
 	}
 	memcpy(tb->key, key, key_len);
 	tb->key_len = key_len;
+	return 0;
+}
+
+static uint32_t tz_lookup(const struct mana_toeplitz_table *tb,
+			  const uint8_t *in, size_t len)
+{
+	uint32_t result = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		result ^= tb->t[i][in[i]];
+	return result;
 }
 
 static uint32_t tz_bitwise(const uint8_t *key, const uint8_t *in, size_t len)
@@ -107,23 +116,18 @@ static uint32_t tz_bitwise(const uint8_t *key, const uint8_t *in, size_t len)
 int mana_toeplitz_hash(const uint8_t *key, size_t key_len, const void *data,
 		       size_t len, uint32_t *hash)
 {
-	struct tz_table *tb = &tz_cache;
-	const uint8_t *in = data;
-	uint32_t result = 0;
-	size_t i;
+	struct mana_toeplitz_table *tb = &tz_cache;
 
 	if (!key || !hash || (!data && len) || key_len < 4 ||
 	    len > key_len - 4)
 		return -EINVAL;
 	if (key_len > TZ_KEY_MAX) {
-		*hash = tz_bitwise(key, in, len);
+		*hash = tz_bitwise(key, data, len);
 		return 0;
 	}
 	if (tb->key_len != key_len || memcmp(tb->key, key, key_len))
-		tz_build(tb, key, key_len);
-	for (i = 0; i < len; i++)
-		result ^= tb->t[i][in[i]];
-	*hash = result;
+		mana_toeplitz_table_init(tb, key, key_len);
+	*hash = tz_lookup(tb, data, len);
 	return 0;
 }
 
@@ -227,4 +231,21 @@ int mana_rss_hash(const uint8_t key[MANA_RSS_KEY_LEN], uint64_t fields_mask,
 	if (!len)
 		return 0;
 	return mana_toeplitz_hash(key, MANA_RSS_KEY_LEN, input, len, hash);
+}
+
+int mana_rss_hash_table(const struct mana_toeplitz_table *tb,
+			uint64_t fields_mask, const struct mana_rss_tuple *t,
+			uint32_t *hash, uint32_t *type)
+{
+	uint8_t input[MANA_RSS_INPUT_MAX];
+	size_t len;
+
+	if (!tb || tb->key_len != MANA_RSS_KEY_LEN || !t || !hash || !type)
+		return -EINVAL;
+	*type = mana_rss_hash_type(fields_mask, t);
+	*hash = 0;
+	len = rss_input(t, *type, input);
+	if (len)
+		*hash = tz_lookup(tb, input, len);
+	return 0;
 }
