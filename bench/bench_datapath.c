@@ -44,6 +44,7 @@ struct run {
 };
 
 static int (*emu_quiesce)(int timeout_ms);
+static uint64_t (*emu_syscalls)(void);
 
 static void quiesce(void)
 {
@@ -246,32 +247,46 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static unsigned int QUEUES = 1;	/* --queues= of the profile */
+
+/* One burst per queue, the device drained, then every queue polled. */
+static uint64_t profile_round(struct run *r)
+{
+	uint64_t got = 0;
+	unsigned int i;
+
+	for (i = 0; i < QUEUES; i++)
+		post(r, i);
+	quiesce();
+	for (i = 0; i < QUEUES; i++)
+		got += poll_q(r, i);
+	return got;
+}
+
 /* Bursts in lock step, the device drained in between: a repeatable profile. */
 static int profile(char mode, unsigned int bursts)
 {
+	uint64_t calls;
 	struct run r;
 	unsigned int b;
 	char name[16];
 
-	if (setup(&r, mode, 1))
+	if (setup(&r, mode, QUEUES))
 		return 1;
-	for (b = 0; b < 4; b++) {	/* warm up: maps, first laps */
-		post(&r, 0);
-		quiesce();
-		poll_q(&r, 0);
-	}
+	for (b = 0; b < 4; b++)		/* warm up: maps, first laps */
+		profile_round(&r);
 	CALLGRIND_ZERO_STATS;
-	for (b = 0; b < bursts; b++) {
-		post(&r, 0);
-		quiesce();
-		r.frames += poll_q(&r, 0);
-	}
+	calls = emu_syscalls ? emu_syscalls() : 0;
+	for (b = 0; b < bursts; b++)
+		r.frames += profile_round(&r);
+	calls = emu_syscalls ? emu_syscalls() - calls : 0;
 	snprintf(name, sizeof(name), "mode-%c", mode);
 	CALLGRIND_DUMP_STATS_AT(name);
-	printf("profile %c: %llu frames, %llu errors\n", mode,
-	       (unsigned long long)r.frames, (unsigned long long)r.errors);
+	printf("profile %c: %llu frames, %llu errors, %.3f device syscalls/frame\n",
+	       mode, (unsigned long long)r.frames, (unsigned long long)r.errors,
+	       r.frames ? (double)calls / r.frames : 0);
 	vt_teardown(&r.p);
-	return r.errors || r.frames != (uint64_t)bursts * BURST;
+	return r.errors || r.frames != (uint64_t)bursts * BURST * QUEUES;
 }
 
 /* Free-running: frames/s over @secs with @queues queue pairs. */
@@ -317,14 +332,22 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		if (!strncmp(argv[i], "--size=", 7))
 			FRAME = (uint32_t)atoi(argv[i] + 7);
+		else if (!strncmp(argv[i], "--queues=", 9))
+			QUEUES = (unsigned int)atoi(argv[i] + 9);
+	if (QUEUES < 1 || QUEUES > VT_MAX_QUEUES) {
+		fprintf(stderr, "bench: --queues must be 1..%u\n", VT_MAX_QUEUES);
+		return 2;
+	}
 	if (FRAME < 64 || FRAME > VT_BUF) {
 		fprintf(stderr, "bench: --size must be 64..%u\n", VT_BUF);
 		return 2;
 	}
 
 	emu_quiesce = (typeof(emu_quiesce))dlsym(RTLD_DEFAULT, "mana_emu_quiesce");
+	emu_syscalls = (typeof(emu_syscalls))dlsym(RTLD_DEFAULT,
+						   "mana_emu_device_syscalls");
 	if (callgrind) {
-		unsigned int bursts = 2000;
+		unsigned int bursts = 2000 / QUEUES;
 
 		if (!emu_quiesce) {
 			fprintf(stderr, "bench: mana_emu_quiesce missing: run under mana-emu\n");

@@ -56,25 +56,39 @@ echo
 echo "throughput (loopback, emulator included, ${SECS}s per cell)"
 "$EMU" -- "$BENCH" --seconds "$SECS"
 
-# 3. The emulated device itself: loopback frames/s (mana-pktgen, native) and
-#    the device thread's instructions per frame (callgrind, every mode of
-#    the profile above: 3 x 2004 bursts of 32 frames).
-echo
-echo "emulated device, loopback, 1 queue"
-printf "  %-6s %12s %14s\n" size frames/s instr/frame
-for size in 64 1500; do
-	n=200000
-	t0=$(date +%s.%N)
-	"$EMU" -- "$BUILD/bin/mana-pktgen" --frames=$n --size=$size --queues=1 --flows=1 \
-		--quiet >/dev/null
-	t1=$(date +%s.%N)
+# 3. The emulated device itself: loopback frames/s (mana-pktgen, native, 1
+#    queue) and the device thread's instructions per frame (callgrind, every
+#    mode of the profile above, 1 queue and 4 RSS queues) and system calls
+#    per frame (the device's own count, mana_emu_device_syscalls()).
+device_ir() {	# QUEUES SIZE -> "instr/frame syscalls/frame"
+	local q=$1 size=$2 bursts=$((2000 / $1)) ir calls
 	rm -f "$OUT"/dev.*
 	"$EMU" -- valgrind --tool=callgrind $VG_TRAP --separate-threads=yes \
-		--callgrind-out-file="$OUT/dev.%p" "$BENCH" --callgrind --size=$size \
-		>/dev/null 2>&1
+		--callgrind-out-file="$OUT/dev.%p" "$BENCH" --callgrind --size="$size" \
+		--queues="$q" >"$OUT/dev.log" 2>&1 || { cat "$OUT/dev.log" >&2; exit 1; }
 	# the device thread is the process's second thread
 	ir=$(cat "$OUT"/dev.*-02 | sed -n 's/^summary: \([0-9]*\).*/\1/p' | \
 		awk '{ s += $1 } END { print s }')
-	awk -v n=$n -v t0="$t0" -v t1="$t1" -v ir="$ir" -v m=$((3 * 2004 * 32)) -v s=$size \
-		'BEGIN { printf "  %-6s %12.0f %14.1f\n", s, n / (t1 - t0), ir / m }'
+	calls=$(sed -n 's/.* \([0-9.]*\) device syscalls\/frame/\1/p' "$OUT/dev.log" | \
+		awk '{ s += $1; n++ } END { printf "%.3f", n ? s / n : -1 }')
+	awk -v ir="$ir" -v m=$((3 * (bursts + 4) * q * 32)) -v c="$calls" \
+		'BEGIN { printf "%.1f %s\n", ir / m, c }'
+}
+echo
+echo "emulated device, loopback (instr/frame: device thread, callgrind)"
+printf "  %-6s %-6s %12s %12s %16s\n" queues size frames/s instr/frame syscalls/frame
+for q in 1 4; do
+	for size in 64 1500; do
+		fps=-
+		if [ "$q" = 1 ]; then
+			n=200000
+			t0=$(date +%s.%N)
+			"$EMU" -- "$BUILD/bin/mana-pktgen" --frames=$n --size=$size \
+				--queues=1 --flows=1 --quiet >/dev/null
+			t1=$(date +%s.%N)
+			fps=$(awk -v n=$n -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
+		fi
+		read -r ipf spf < <(device_ir "$q" "$size")
+		printf "  %-6s %-6s %12s %12s %16s\n" "$q" "$size" "$fps" "$ipf" "$spf"
+	done
 done

@@ -50,7 +50,6 @@
 
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
-#define LOOPBACK_BATCH	64	/* frames taken per lock in poll */
 #define RX_BURST	64	/* reads before checking for stop */
 /*
  * Bounded wait on a full peer queue: backpressure, then drop.  A peer's
@@ -78,10 +77,12 @@ enum backend_kind {
 	BACKEND_TAP,
 };
 
-struct lb_frame {
-	size_t len;
-	unsigned char data[];
+/* A loopback slot: its buffer is kept and reused, grown when too small. */
+struct lb_slot {
+	size_t len, cap;
+	unsigned char *data;
 };
+#define LB_SLOT_MIN	2048	/* first buffer of a slot: a 1500-byte frame */
 
 struct backend_counters {
 	_Atomic uint64_t tx_frames, tx_bytes, tx_drops;
@@ -99,10 +100,13 @@ struct backend {
 	pid_t pid;			/* process that opened it */
 	struct backend_counters cnt;
 
-	/* loopback: a ring of copies, delivered by backend_poll() */
-	pthread_mutex_t lb_lock;
-	struct lb_frame **lb_ring;
-	unsigned int lb_head, lb_count;
+	/*
+	 * loopback: a single-producer (backend_xmit) single-consumer
+	 * (backend_poll) ring of reused buffers, no lock and no allocation
+	 * per frame; head and tail are free-running
+	 */
+	struct lb_slot *lb_ring;
+	_Atomic unsigned int lb_head, lb_tail;
 
 	/* socket and tap: a receive thread */
 	int fd;
@@ -284,78 +288,57 @@ static int loopback_init(struct backend *b)
 
 static void loopback_fini(struct backend *b)
 {
-	while (b->lb_count) {
-		free(b->lb_ring[b->lb_head]);
-		b->lb_head = (b->lb_head + 1) & (LOOPBACK_DEPTH - 1);
-		b->lb_count--;
-	}
+	unsigned int i;
+
+	for (i = 0; i < LOOPBACK_DEPTH; i++)
+		free(b->lb_ring[i].data);
 	free(b->lb_ring);
 }
 
 static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
 {
-	struct lb_frame *f = malloc(sizeof(*f) + len);
-	bool queued = false;
+	unsigned int tail = atomic_load_explicit(&b->lb_tail,
+						 memory_order_relaxed);
+	unsigned int head = atomic_load_explicit(&b->lb_head,
+						 memory_order_acquire);
+	struct lb_slot *s = &b->lb_ring[tail & (LOOPBACK_DEPTH - 1)];
 
-	if (!f)
+	if (tail - head >= LOOPBACK_DEPTH)
 		return false;
-	f->len = len;
-	memcpy(f->data, frame, len);
-	pthread_mutex_lock(&b->lb_lock);
-	if (b->lb_count < LOOPBACK_DEPTH) {
-		unsigned int tail = b->lb_head + b->lb_count;
+	if (s->cap < len) {
+		size_t cap = len < LB_SLOT_MIN ? LB_SLOT_MIN : len;
+		unsigned char *d = realloc(s->data, cap);
 
-		b->lb_ring[tail & (LOOPBACK_DEPTH - 1)] = f;
-		b->lb_count++;
-		queued = true;
-		/* Under the lock, so its record precedes the received one. */
-		if (b->pcap)
-			pcap_write(b->pcap, frame, len);
+		if (!d)
+			return false;
+		s->data = d;
+		s->cap = cap;
 	}
-	pthread_mutex_unlock(&b->lb_lock);
-	if (!queued)
-		free(f);
-	return queued;
-}
-
-static unsigned int loopback_take(struct backend *b, struct lb_frame **out,
-				  unsigned int max)
-{
-	unsigned int n;
-
-	pthread_mutex_lock(&b->lb_lock);
-	for (n = 0; n < max && b->lb_count; n++) {
-		out[n] = b->lb_ring[b->lb_head];
-		b->lb_head = (b->lb_head + 1) & (LOOPBACK_DEPTH - 1);
-		b->lb_count--;
-	}
-	pthread_mutex_unlock(&b->lb_lock);
-	return n;
+	s->len = len;
+	memcpy(s->data, frame, len);
+	/* before the frame is published, so its record precedes the received one */
+	if (b->pcap)
+		pcap_write(b->pcap, frame, len);
+	atomic_store_explicit(&b->lb_tail, tail + 1, memory_order_release);
+	return true;
 }
 
 unsigned int backend_poll(struct backend *b)
 {
-	struct lb_frame *batch[LOOPBACK_BATCH];
-	unsigned int budget, done = 0, n, i;
+	unsigned int head, tail, done = 0;
 
 	if (b->kind != BACKEND_LOOPBACK)
 		return 0;
 	/* Only what is queued now, so rx callbacks that transmit end. */
-	pthread_mutex_lock(&b->lb_lock);
-	budget = b->lb_count;
-	pthread_mutex_unlock(&b->lb_lock);
-	while (done < budget) {
-		n = budget - done;
-		if (n > LOOPBACK_BATCH)
-			n = LOOPBACK_BATCH;
-		n = loopback_take(b, batch, n);
-		if (!n)
-			break;
-		for (i = 0; i < n; i++) {
-			deliver(b, batch[i]->data, batch[i]->len);
-			free(batch[i]);
-		}
-		done += n;
+	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
+	tail = atomic_load_explicit(&b->lb_tail, memory_order_acquire);
+	for (; head != tail; head++, done++) {
+		const struct lb_slot *s = &b->lb_ring[head & (LOOPBACK_DEPTH - 1)];
+
+		deliver(b, s->data, s->len);
+		/* the slot is free only once delivered */
+		atomic_store_explicit(&b->lb_head, head + 1,
+				      memory_order_release);
 	}
 	return done;
 }
@@ -1016,7 +999,6 @@ static void backend_fini_kind(struct backend *b)
 static void backend_free(struct backend *b)
 {
 	pthread_mutex_destroy(&b->peer_lock);
-	pthread_mutex_destroy(&b->lb_lock);
 	free(b->name);
 	free(b);
 }
@@ -1033,10 +1015,8 @@ static struct backend *backend_alloc(const char *spec,
 	b->name = strdup(spec);
 	if (!b->name)
 		goto err_free;
-	if (pthread_mutex_init(&b->lb_lock, NULL))
-		goto err_name;
 	if (pthread_mutex_init(&b->peer_lock, NULL))
-		goto err_lb_lock;
+		goto err_name;
 	b->kind = ps->kind;
 	b->arg = ps->arg ? b->name + (ps->arg - spec) : NULL;
 	b->port = port;
@@ -1047,8 +1027,6 @@ static struct backend *backend_alloc(const char *spec,
 	b->stop_fd = -1;
 	return b;
 
-err_lb_lock:
-	pthread_mutex_destroy(&b->lb_lock);
 err_name:
 	free(b->name);
 err_free:

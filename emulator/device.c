@@ -122,6 +122,7 @@ static struct {
 	/* rounds that found nothing to do, for mana_emu_quiesce() */
 	uint64_t idle_rounds;
 	pthread_cond_t idle;
+	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
 } dev = {
 	.stopped = PTHREAD_COND_INITIALIZER,
 	.idle = PTHREAD_COND_INITIALIZER,
@@ -132,7 +133,7 @@ static struct {
 static __thread bool in_device_thread;
 
 static void device_start(void);
-static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
+static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		    bool is_sq);
 static void rx_frame(unsigned int port, const uint8_t *f, size_t len);
 static void coalesce_flush(struct coalesce *c);
@@ -415,6 +416,7 @@ static void device_sleep(void)
 		trap_event_disarm();
 	if (read(dev.wake_fd, &v, sizeof(v)) < 0)
 		v = 0;
+	atomic_fetch_add_explicit(&dev.sleep_syscalls, 2, memory_order_relaxed);
 }
 
 static bool device_should_exit(void)
@@ -550,6 +552,14 @@ int emu_port_attach(unsigned int port)
 
 struct wq_cache {
 	uint32_t start, len;		/* ring offsets (free-running) held */
+	/* the last header that passed the checks, raw and decoded */
+	bool hdr_ok;
+	uint8_t hdr_raw[GDMA_WQE_HDR_SIZE];
+	struct gdma_wqe_header hdr;
+	/* SQ: the last TX OOB that passed tx_check_oob(), raw and decoded */
+	uint32_t oob_size;		/* 0: none */
+	uint8_t oob_raw[GDMA_OOB_XLARGE];
+	struct mana_tx_oob oob;
 	uint8_t data[WQ_CACHE_SIZE];
 };
 
@@ -580,11 +590,33 @@ static int wq_cache_fill(struct emu_hwq *q)
 	return 0;
 }
 
+/*
+ * Decode in place, never past @len (the doorbell tail).  A queue's WQEs
+ * mostly repeat one header: the same 8 bytes as the last header that
+ * passed gdma_wqe_header_decode() decode to the same result.
+ */
+static int wqe_decode(struct wq_cache *c, const uint8_t *p, uint32_t len,
+		      enum gdma_queue_type qt, struct gdma_wqe *w,
+		      uint32_t *size_bu)
+{
+	if (len < GDMA_WQE_HDR_SIZE)
+		return -EINVAL;
+	if (c->hdr_ok && !memcmp(p, c->hdr_raw, GDMA_WQE_HDR_SIZE)) {
+		w->hdr = c->hdr;
+		return gdma_wqe_decode_body(p, len, w, size_bu);
+	}
+	if (gdma_wqe_header_decode(p, qt, &w->hdr))
+		return -EINVAL;
+	memcpy(c->hdr_raw, p, GDMA_WQE_HDR_SIZE);
+	c->hdr = w->hdr;
+	c->hdr_ok = true;
+	return gdma_wqe_decode_body(p, len, w, size_bu);
+}
+
 /* Decode the WQE at the device head (never past the doorbell tail). */
 static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 		     struct gdma_wqe *w, uint32_t *size_bu)
 {
-	uint8_t buf[GDMA_MAX_SQE_SIZE] = { 0 };
 	uint32_t max = qt == GDMA_SQ ? GDMA_MAX_SQE_SIZE : GDMA_MAX_RQE_SIZE;
 	uint32_t need = q->tail - q->head < max ? q->tail - q->head : max;
 	struct wq_cache *c = q->cache;
@@ -601,8 +633,7 @@ static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
 			return -EFAULT;
 		at = 0;
 	}
-	memcpy(buf, c->data + at, need);
-	return gdma_wqe_fetch(buf, sizeof(buf), 0, qt, w, size_bu);
+	return wqe_decode(c, c->data + at, need, qt, w, size_bu);
 }
 
 /*
@@ -641,15 +672,15 @@ static void cq_notify(struct emu_hwq *cq)
 static void cq_count_lost(struct emu_hwq *cq, uint32_t cons);
 
 /*
- * Write CQE number cq->prod: the 60 data bytes and wq_num first, the
- * dword holding the owner bits after a release fence, as hardware does.
+ * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
+ * place by the caller; the last dword (wq_num, is_sq, owner bits) is
+ * added here.  The data go first, the dword holding the owner bits after
+ * a release fence, as hardware does.
  */
-static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
+static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		    bool is_sq)
 {
-	struct gdma_cqe c = { .wq_num = wq_num, .is_sq = is_sq };
-	uint8_t wire[GDMA_CQE_SIZE];
-	struct iovec l[2], r[2];
+	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
 	uint8_t *slot;
 
 	if (emu.opts.fault_drop_cqe &&
@@ -657,22 +688,23 @@ static void cq_post(struct emu_hwq *cq, const uint8_t *data, uint32_t wq_num,
 		cq->st.drops++;		/* --fault=drop-cqe: lost for good */
 		return;
 	}
-	memcpy(c.data, data, GDMA_CQE_DATA_SIZE);
-	c.owner = gdma_owner_expected(cq->prod, cq->count);
-	if (gdma_cqe_encode(&c, wire))
+	/* gdma_cqe_encode()'s checks, on the caller's buffer */
+	if (wq_num > GDMA_QUEUE_ID_MAX || owner > GDMA_OWNER_MASK)
 		return;
+	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE,
+		      wq_num | (uint32_t)is_sq << 24 | owner << 29);
 	slot = (uint8_t *)(uintptr_t)cq->buf +
 	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
 	/*
-	 * Two pieces copied in order by one call: the owner dword is a
-	 * separate store after the data (x86 keeps stores in order).
+	 * Two copies in order: the owner dword is a separate store after the
+	 * data (x86 keeps stores in order; a string move's own stores need not
+	 * be, hence not one copy).
 	 */
-	l[0] = (struct iovec){ wire, GDMA_CQE_DATA_SIZE };
-	l[1] = (struct iovec){ wire + GDMA_CQE_DATA_SIZE, 4 };
-	r[0] = (struct iovec){ slot, GDMA_CQE_DATA_SIZE };
-	r[1] = (struct iovec){ slot + GDMA_CQE_DATA_SIZE, 4 };
 	atomic_thread_fence(memory_order_release);
-	if (emu_copy_user_iov(l, r, 2, true) != GDMA_CQE_SIZE) {
+	if (emu_copy_user_one(cqe, slot, GDMA_CQE_DATA_SIZE, true) !=
+	    GDMA_CQE_DATA_SIZE ||
+	    emu_copy_user_one(cqe + GDMA_CQE_DATA_SIZE, slot + GDMA_CQE_DATA_SIZE,
+			      4, true) != 4) {
 		cq->st.errors++;
 		return;
 	}
@@ -740,7 +772,7 @@ static void tx_cqe(struct emu_hwq *sq, uint8_t type, uint32_t wqe_off)
 	struct mana_tx_comp_oob o = {
 		.cqe_type = type, .tx_wqe_offset = wqe_off & 0x7FFFFFF,
 	};
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 
 	if (mana_tx_comp_oob_encode(&o, data))
 		return;
@@ -776,7 +808,9 @@ static uint8_t tx_gather(struct emu_hwq *sq, const struct gdma_wqe *w,
 	if (total < ETH_MIN_LEN)
 		return CQE_TX_INVALID_ETH_TYPE;
 	/* inside an MR but not readable (unmapped since): the MR is bad */
-	if (emu_copy_user_iov(l, r, n, false) != total)
+	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, total,
+					false) :
+		      emu_copy_user_iov(l, r, n, false)) != total)
 		return CQE_TX_HDR_PROCESSING_ERROR;
 	*len = total;
 	return CQE_TX_OKAY;
@@ -815,6 +849,14 @@ static bool tx_vp_ok(const struct emu_hwq *sq, const struct mana_tx_oob *o)
 static uint8_t tx_check_oob(const struct emu_hwq *sq, const struct gdma_wqe *w,
 			    struct mana_tx_oob *oob)
 {
+	struct wq_cache *c = sq->cache;
+
+	/* the same bytes as the last good OOB of this SQ: the same result */
+	if (!w->hdr.oob_in_sgl && c->oob_size &&
+	    c->oob_size == w->hdr.oob_size && !memcmp(c->oob_raw, w->oob, c->oob_size)) {
+		*oob = c->oob;
+		return CQE_TX_OKAY;
+	}
 	/* DPDK leaves the reserved long-OOB bits (and trans_off) unset */
 	if (w->hdr.oob_in_sgl ||
 	    mana_tx_oob_decode(w->oob, w->hdr.oob_size,
@@ -825,6 +867,11 @@ static uint8_t tx_check_oob(const struct emu_hwq *sq, const struct gdma_wqe *w,
 		return CQE_TX_INVALID_OOB;
 	if (!tx_vp_ok(sq, oob))
 		return CQE_TX_VPORT_IDX_OUT_OF_RANGE;
+	if (w->hdr.oob_size <= sizeof(c->oob_raw)) {
+		c->oob_size = w->hdr.oob_size;
+		memcpy(c->oob_raw, w->oob, c->oob_size);
+		c->oob = *oob;
+	}
 	return CQE_TX_OKAY;
 }
 
@@ -950,7 +997,7 @@ static unsigned int run_sqs(void)
 
 static void coalesce_flush(struct coalesce *c)
 {
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 
 	if (c->n > 1)
 		c->oob.cqe_type = CQE_RX_COALESCED_4;
@@ -978,7 +1025,7 @@ static bool coalesce_fits(const struct mana_rx_comp_oob *a,
 
 static void rx_complete(struct emu_hwq *rq, const struct mana_rx_comp_oob *o)
 {
-	uint8_t data[GDMA_CQE_DATA_SIZE];
+	uint8_t data[GDMA_CQE_SIZE];
 	struct coalesce *c = coalesce_find(rq);
 
 	if (c && (o->cqe_type != CQE_RX_OKAY || !coalesce_fits(&c->oob, o))) {
@@ -1029,28 +1076,30 @@ static uint8_t rx_scatter(struct emu_hwq *rq, const struct gdma_wqe *w,
 		r[n++] = (struct iovec){ (void *)va, chunk };
 		done += chunk;
 	}
-	if (emu_copy_user_iov(l, r, n, true) != done) {
+	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, done,
+					true) :
+		      emu_copy_user_iov(l, r, n, true)) != done) {
 		*bad = true;
 		return CQE_RX_TRUNCATED;
 	}
 	return done == len ? CQE_RX_OKAY : CQE_RX_TRUNCATED;
 }
 
-static void rx_flags(struct mana_rx_comp_oob *o, const uint8_t *f,
-		     const struct emu_frame *fr)
+/* The checksum bits of the RX flags dword (mana_rx_comp_flags() layout). */
+static uint32_t rx_csum_flags(const uint8_t *f, const struct emu_frame *fr)
 {
 	enum emu_csum ip, l4;
+	uint32_t v;
 
 	emu_frame_rx_csum(f, fr, &ip, &l4);
-	o->rx_iphdr_csum_succeed = ip == EMU_CSUM_OK;
-	o->rx_iphdr_csum_fail = ip == EMU_CSUM_BAD;
-	if (fr->l4_proto == IPPROTO_TCP) {
-		o->rx_tcp_csum_succeed = l4 == EMU_CSUM_OK;
-		o->rx_tcp_csum_fail = l4 == EMU_CSUM_BAD;
-	} else if (fr->l4_proto == IPPROTO_UDP) {
-		o->rx_udp_csum_succeed = l4 == EMU_CSUM_OK;
-		o->rx_udp_csum_fail = l4 == EMU_CSUM_BAD;
-	}
+	v = (uint32_t)(ip == EMU_CSUM_OK) << 25 | (uint32_t)(ip == EMU_CSUM_BAD) << 26;
+	if (fr->l4_proto == IPPROTO_TCP)
+		v |= (uint32_t)(l4 == EMU_CSUM_OK) << 27 |
+		     (uint32_t)(l4 == EMU_CSUM_BAD) << 28;
+	else if (fr->l4_proto == IPPROTO_UDP)
+		v |= (uint32_t)(l4 == EMU_CSUM_OK) << 29 |
+		     (uint32_t)(l4 == EMU_CSUM_BAD) << 30;
+	return v;
 }
 
 struct rx_meta {
@@ -1059,20 +1108,55 @@ struct rx_meta {
 	uint16_t tci;
 };
 
+/* A good frame's completion: written in place unless RX coalescing is on. */
+static void rx_complete_okay(struct emu_hwq *rq, const uint8_t *f, size_t len,
+			     const struct emu_frame *fr,
+			     const struct rx_meta *m, uint32_t wqe_off)
+{
+	uint32_t flags = (uint32_t)(m->tci & 0xFFF) | (uint32_t)m->vlan << 12 |
+			 m->hashtype << 16 | rx_csum_flags(f, fr);
+	struct mana_rx_comp_oob o;
+	uint8_t cqe[GDMA_CQE_SIZE];
+
+	if (!emu.opts.rx_coalesce) {
+		/* as the OOB encoder: a hash type it cannot carry, no CQE */
+		if (m->hashtype <= MANA_HASH_ALL &&
+		    !mana_rx_comp_encode_one(cqe, flags, (uint16_t)len, m->hash,
+					     wqe_off))
+			cq_post(rq->cq, cqe, rq->id, false);
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	o.cqe_type = CQE_RX_OKAY;
+	o.rx_wqe_offset = wqe_off;
+	o.rx_vlantag_present = m->vlan;
+	o.rx_vlan_id = m->tci & 0xFFF;
+	o.rx_hashtype = (uint16_t)m->hashtype;
+	o.ppi[0].pkt_len = (uint16_t)len;
+	o.ppi[0].pkt_hash = m->hash;
+	o.rx_iphdr_csum_succeed = !!(flags & 1U << 25);
+	o.rx_iphdr_csum_fail = !!(flags & 1U << 26);
+	o.rx_tcp_csum_succeed = !!(flags & 1U << 27);
+	o.rx_tcp_csum_fail = !!(flags & 1U << 28);
+	o.rx_udp_csum_succeed = !!(flags & 1U << 29);
+	o.rx_udp_csum_fail = !!(flags & 1U << 30);
+	rx_complete(rq, &o);
+}
+
 /* Consume the RQ's next WQE for one frame and write the completion. */
 static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		       const struct emu_frame *fr, const struct rx_meta *m)
 {
-	struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_OKAY };
+	uint32_t size_bu, wqe_off;
 	struct gdma_wqe w;
-	uint32_t size_bu;
+	uint8_t type;
 	bool bad;
 
 	if (rq->head == rq->tail) {
 		rq->st.drops++;		/* no buffer posted */
 		return;
 	}
-	o.rx_wqe_offset = rq->head & (rq->size - 1);
+	wqe_off = rq->head & (rq->size - 1);
 	if (wqe_fetch(rq, GDMA_RQ, &w, &size_bu) ||
 	    size_bu * GDMA_WQE_BU_SIZE > rq->tail - rq->head) {
 		rq->st.errors++;
@@ -1081,8 +1165,11 @@ static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		return;
 	}
 	rq->head += size_bu * GDMA_WQE_BU_SIZE;
-	o.cqe_type = rx_scatter(rq, &w, f, len, &bad);
-	if (o.cqe_type != CQE_RX_OKAY) {
+	type = rx_scatter(rq, &w, f, len, &bad);
+	if (type != CQE_RX_OKAY) {
+		struct mana_rx_comp_oob o = { .cqe_type = type,
+					      .rx_wqe_offset = wqe_off };
+
 		rq->st.errors += bad;
 		rq->st.drops++;
 		rx_complete(rq, &o);
@@ -1090,13 +1177,7 @@ static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 	}
 	rq->st.frames++;
 	rq->st.bytes += len;
-	o.rx_vlantag_present = m->vlan;
-	o.rx_vlan_id = m->tci & 0xFFF;
-	o.rx_hashtype = (uint16_t)m->hashtype;
-	o.ppi[0].pkt_len = (uint16_t)len;
-	o.ppi[0].pkt_hash = m->hash;
-	rx_flags(&o, f, fr);
-	rx_complete(rq, &o);
+	rx_complete_okay(rq, f, len, fr, m, wqe_off);
 }
 
 /*
@@ -1204,15 +1285,33 @@ static uint64_t rx_hash_fields(const struct emu_vport *v)
 	return DEVICE_HASH_FIELDS;
 }
 
+/*
+ * The Toeplitz table of each port's RSS key (device thread, under
+ * emu.lock), rebuilt when the key differs: QPs come and go, keys rarely.
+ */
+static struct mana_toeplitz_table rss_tables[MANA_EMU_MAX_PORTS];
+
+static const struct mana_toeplitz_table *rss_table(unsigned int port,
+						   const uint8_t *key)
+{
+	struct mana_toeplitz_table *tb = &rss_tables[port - 1];
+
+	if (tb->key_len != MANA_RSS_KEY_LEN ||
+	    memcmp(tb->key, key, MANA_RSS_KEY_LEN))
+		mana_toeplitz_table_init(tb, key, MANA_RSS_KEY_LEN);
+	return tb;
+}
+
 /* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
-static struct emu_hwq *rx_steer(struct emu_vport *v, const struct emu_frame *fr,
-				struct rx_meta *m)
+static struct emu_hwq *rx_steer(unsigned int port, struct emu_vport *v,
+				const struct emu_frame *fr, struct rx_meta *m)
 {
 	uint32_t hash, type;
 
 	if (v->rss_enabled &&
-	    !mana_rss_hash(v->rss_qp->key, rx_hash_fields(v), &fr->tuple,
-			   &hash, &type) && type) {
+	    !mana_rss_hash_table(rss_table(port, v->rss_qp->key),
+				 rx_hash_fields(v), &fr->tuple, &hash, &type) &&
+	    type) {
 		m->hash = hash;
 		m->hashtype = mana_rss_cqe_hashtype(type);
 		return v->indir[hash % EMU_RSS_INDIR];
@@ -1233,18 +1332,20 @@ static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 		dev.port_unsteered[port - 1]++;
 		return;
 	}
-	memcpy(f, in, len);
-	emu_frame_parse(f, len, &fr);
+	/* parsed where it lies; copied only to strip a tag */
+	emu_frame_parse(in, len, &fr);
 	/* the tag is always stripped and reported (DPDK relies on it) */
 	if (fr.vlan) {
 		m.vlan = true;
 		m.tci = fr.tci;
+		memcpy(f, in, len);
 		len = emu_frame_vlan_strip(f, len);
 		emu_frame_parse(f, len, &fr);
+		in = f;
 	}
-	rq = rx_steer(v, &fr, &m);
+	rq = rx_steer(port, v, &fr, &m);
 	if (rq)
-		rx_deliver(rq, f, len, &fr, &m);
+		rx_deliver(rq, in, len, &fr, &m);
 }
 
 /* ---- doorbells ------------------------------------------------------------- */
@@ -1546,6 +1647,22 @@ void emu_device_shutdown(void)
 		backend_close(emu_dev.ports[p - 1].vport.backend);
 		emu_dev.ports[p - 1].vport.backend = NULL;
 	}
+}
+
+EMU_EXPORT uint64_t mana_emu_user_faults(void)
+{
+	uint64_t pvm, faults;
+
+	emu_user_copy_counters(&pvm, &faults);
+	return faults;
+}
+
+EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
+{
+	uint64_t pvm, faults;
+
+	emu_user_copy_counters(&pvm, &faults);
+	return pvm + atomic_load(&dev.sleep_syscalls);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,14 +248,142 @@ plain:
 	return 0;
 }
 
+/*
+ * Fault-safe copy without a system call: string moves whose faults the
+ * doorbell trap's SIGSEGV handler turns into a jump to the matching
+ * return path (trap_set_fixup_hook), with the count of bytes not copied
+ * in %rax, as the kernel's exception table does for copy_to_user.  A
+ * string move leaves %rcx/%rsi/%rdi at the faulting element, so the
+ * count is exact to the element.  Not instrumented (asm): the sanitizers
+ * never see the application's memory through it.
+ */
+size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
+extern const char mana_emu_ucopy_q[], mana_emu_ucopy_b[];
+extern const char mana_emu_ucopy_fq[], mana_emu_ucopy_fb[];
+
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl mana_emu_ucopy\n"
+	"	.hidden mana_emu_ucopy\n"
+	"	.type mana_emu_ucopy, @function\n"
+	"mana_emu_ucopy:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	mov %rdx, %rcx\n"
+	"	shr $3, %rcx\n"
+	"	and $7, %edx\n"
+	"	.globl mana_emu_ucopy_q\n"
+	"	.hidden mana_emu_ucopy_q\n"
+	"mana_emu_ucopy_q:\n"
+	"	rep movsq\n"
+	"	mov %rdx, %rcx\n"
+	"	.globl mana_emu_ucopy_b\n"
+	"	.hidden mana_emu_ucopy_b\n"
+	"mana_emu_ucopy_b:\n"
+	"	rep movsb\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"	.globl mana_emu_ucopy_fq\n"
+	"	.hidden mana_emu_ucopy_fq\n"
+	"mana_emu_ucopy_fq:\n"
+	"	lea (%rdx,%rcx,8), %rax\n"
+	"	ret\n"
+	"	.globl mana_emu_ucopy_fb\n"
+	"	.hidden mana_emu_ucopy_fb\n"
+	"mana_emu_ucopy_fb:\n"
+	"	mov %rcx, %rax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size mana_emu_ucopy, .-mana_emu_ucopy\n");
+
+static uintptr_t ucopy_fixup(uintptr_t rip)
+{
+	if (rip == (uintptr_t)mana_emu_ucopy_q)
+		return (uintptr_t)mana_emu_ucopy_fq;
+	if (rip == (uintptr_t)mana_emu_ucopy_b)
+		return (uintptr_t)mana_emu_ucopy_fb;
+	return 0;
+}
+
+/* Counters for the bench and --stats: system calls and bad addresses. */
+static _Atomic uint64_t ucopy_syscalls, ucopy_faults;
+
+void emu_user_copy_counters(uint64_t *syscalls, uint64_t *faults)
+{
+	*syscalls = atomic_load(&ucopy_syscalls);
+	*faults = atomic_load(&ucopy_faults);
+}
+
+/*
+ * Direct copies once the trap (and so the fixup) is in place.  The trap
+ * is only removed by trap_fini() (unit tests, which do not copy).
+ */
+static _Atomic bool ucopy_ready;
+
+static bool ucopy_setup(void)
+{
+	static _Atomic bool hooked;
+
+	if (!atomic_load_explicit(&hooked, memory_order_relaxed)) {
+		trap_set_fixup_hook(ucopy_fixup);
+		atomic_store(&hooked, true);
+	}
+	if (!trap_fixup_ready())
+		return false;
+	atomic_store(&ucopy_ready, true);
+	return true;
+}
+
+static inline bool ucopy_usable(void)
+{
+	return atomic_load_explicit(&ucopy_ready, memory_order_relaxed) ||
+	       ucopy_setup();
+}
+
+static size_t ucopy_iov(const struct iovec *local, const struct iovec *remote,
+			unsigned int n, bool to_user)
+{
+	size_t done = 0, left;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = local[i].iov_len;
+
+		left = to_user ?
+			mana_emu_ucopy(remote[i].iov_base, local[i].iov_base, len) :
+			mana_emu_ucopy(local[i].iov_base, remote[i].iov_base, len);
+		done += len - left;
+		if (left) {
+			atomic_fetch_add(&ucopy_faults, 1);
+			break;
+		}
+	}
+	return done;
+}
+
+size_t emu_copy_user_one(void *local, void *remote, size_t len, bool to_user)
+{
+	struct iovec l = { local, len }, r = { remote, len };
+	size_t left;
+
+	if (!user_ok(remote, len) || !ucopy_usable())
+		return emu_copy_user_iov(&l, &r, 1, to_user);
+	left = to_user ? mana_emu_ucopy(remote, local, len) :
+			 mana_emu_ucopy(local, remote, len);
+	if (left)
+		atomic_fetch_add(&ucopy_faults, 1);
+	return len - left;
+}
+
 size_t emu_copy_user_iov(const struct iovec *local,
 			 const struct iovec *remote, unsigned int n,
 			 bool to_user)
 {
 	size_t total = 0, done = 0;
-	int saved = errno;
 	unsigned int i;
 	ssize_t ret;
+	int saved;
 	pid_t pid;
 
 	for (i = 0; i < n; i++) {
@@ -263,8 +392,13 @@ size_t emu_copy_user_iov(const struct iovec *local,
 		else
 			total += local[i].iov_len;
 	}
+	/* the common case first: no errno to save, no system call */
+	if (ucopy_usable())
+		return ucopy_iov(local, remote, n, to_user);
+	saved = errno;
 	if (!total || __atomic_load_n(&pvm_unusable, __ATOMIC_RELAXED))
 		goto plain;
+	atomic_fetch_add_explicit(&ucopy_syscalls, 1, memory_order_relaxed);
 	pid = self_pid ? self_pid : getpid();
 	ret = to_user ? process_vm_writev(pid, local, n, remote, n, 0) :
 			process_vm_readv(pid, local, n, remote, n, 0);

@@ -96,6 +96,10 @@ size_t emu_copy_user_iov(const struct iovec *local,
 			 const struct iovec *remote, unsigned int n,
 			 bool to_user);
 int emu_copy_to_user(void *dst, const void *src, size_t len);
+/* emu_copy_user_iov() of one piece, cheaper: the bytes moved. */
+size_t emu_copy_user_one(void *local, void *remote, size_t len, bool to_user);
+/* Totals of emu_copy_user_iov(): system calls made, bad addresses met. */
+void emu_user_copy_counters(uint64_t *syscalls, uint64_t *faults);
 /*
  * The user address @off bytes past @p, as integer arithmetic the way the
  * kernel treats __user pointers: an application may pass NULL with a

@@ -89,6 +89,22 @@ int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out);
 int mana_emu_quiesce(int timeout_ms);
 
 /*
+ * System calls the device has made so far for its own work (benchmarks):
+ * process_vm_readv/writev of user copies (none once the doorbell trap's
+ * fault-safe copy is in place) and the poll + read of each sleep.
+ */
+uint64_t mana_emu_device_syscalls(void);
+
+/*
+ * Application addresses that faulted in a device copy so far (each became
+ * an error CQE or a counted drop): an MR's pages unmapped or made
+ * read-only after registration.  Real hardware reaches the pages the
+ * kernel pinned at registration; the emulator can only see the current
+ * mapping.
+ */
+uint64_t mana_emu_user_faults(void);
+
+/*
  * Fault sweep: uverbs commands handled so far, and make the @nth command
  * from now (1 = the next) fail with @err before its handler runs (0: no
  * fault).  0, or -EINVAL for an errno outside 1..4095.

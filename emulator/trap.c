@@ -409,6 +409,20 @@ void trap_set_fatal_hook(void (*fn)(void))
 	fatal_hook = fn;
 }
 
+/* Fault-safe copies (emu.c): a fault at a known RIP resumes elsewhere. */
+static uintptr_t (*_Atomic fixup_hook)(uintptr_t rip);
+
+void trap_set_fixup_hook(uintptr_t (*fn)(uintptr_t rip))
+{
+	atomic_store(&fixup_hook, fn);
+}
+
+bool trap_fixup_ready(void)
+{
+	return atomic_load_explicit(&trap_installed, memory_order_relaxed) &&
+	       atomic_load_explicit(&fixup_hook, memory_order_relaxed);
+}
+
 static void default_action(int sig, const siginfo_t *si)
 {
 	struct ksigaction dfl = { .handler = SIG_DFL };
@@ -573,7 +587,15 @@ void mana_trap_sigsegv(int sig, siginfo_t *si, void *ctx,
 	uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	struct trap_page *tp = NULL;
 	int saved_errno = errno;
+	uintptr_t (*fixup)(uintptr_t) = atomic_load_explicit(&fixup_hook,
+							   memory_order_relaxed);
+	uintptr_t resume;
 
+	/* first: a fault-safe copy that hit a bad address (even a doorbell) */
+	if (fixup && (resume = fixup(rip))) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)resume;
+		return;
+	}
 	/* executing from a doorbell page is a genuine crash */
 	if (si->si_code == SEGV_ACCERR &&
 	    (rip & ~PAGE_MASK) != (addr & ~PAGE_MASK))

@@ -40,6 +40,7 @@
 #define MANA_EMU_TRAP_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TRAP_PAGE_SIZE	4096u
@@ -97,6 +98,15 @@ void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
 
 /* Called before a foreign SIGSEGV takes its default action (ends us). */
 void trap_set_fatal_hook(void (*fn)(void));
+
+/*
+ * Fault-safe copies: a SIGSEGV whose RIP @fn maps to a nonzero resume
+ * address continues there instead of being a doorbell store or a crash
+ * (checked first, on every thread).  trap_fixup_ready(): the trap is
+ * installed and a hook is set, so such copies may be used.
+ */
+void trap_set_fixup_hook(uintptr_t (*fn)(uintptr_t rip));
+bool trap_fixup_ready(void);
 
 /*
  * For a sigaction(SIGSEGV) interposer: once the trap is installed, the

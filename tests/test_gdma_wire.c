@@ -1402,6 +1402,75 @@ static void test_fast_views(void)
 	      "fast tx wqe offset");
 }
 
+/*
+ * The in-place forms: mana_rx_comp_encode_one() writes the bytes of
+ * mana_rx_comp_oob_encode() for a one-packet CQE_RX_OKAY and refuses what
+ * it refuses; gdma_wqe_decode_linear() decodes what gdma_wqe_fetch() does.
+ */
+static void test_in_place(void)
+{
+	static const uint16_t hashtypes[] = { 0, 1, 0x40, MANA_HASH_ALL };
+	uint8_t a[GDMA_CQE_DATA_SIZE], b[GDMA_CQE_DATA_SIZE];
+	uint32_t seed = 12345, i, size_a, size_b;
+	struct gdma_wqe w = { 0 }, x, y;
+	uint8_t ring[GDMA_MAX_SQE_SIZE];
+
+	for (i = 0; i < 4096; i++) {
+		struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_OKAY };
+		int ra, rb;
+
+		seed = seed * 1103515245 + 12345;
+		o.rx_vlan_id = seed & 0xFFF;
+		o.rx_vlantag_present = seed >> 12 & 1;
+		o.rx_hashtype = hashtypes[seed >> 13 & 3];
+		o.rx_iphdr_csum_succeed = seed >> 15 & 1;
+		o.rx_iphdr_csum_fail = seed >> 16 & 1;
+		o.rx_tcp_csum_succeed = seed >> 17 & 1;
+		o.rx_tcp_csum_fail = seed >> 18 & 1;
+		o.rx_udp_csum_succeed = seed >> 19 & 1;
+		o.rx_udp_csum_fail = seed >> 20 & 1;
+		o.rx_outer_iphdr_csum_succeed = seed >> 21 & 1;
+		o.rx_outer_iphdr_csum_fail = seed >> 22 & 1;
+		o.ppi[0].pkt_len = (uint16_t)(i % 7 ? seed >> 16 : 0);
+		o.ppi[0].pkt_hash = seed * 31;
+		o.rx_wqe_offset = seed >> 3;
+		memset(a, 0xAA, sizeof(a));
+		memset(b, 0xAA, sizeof(b));
+		ra = mana_rx_comp_oob_encode(&o, a);
+		rb = mana_rx_comp_encode_one(b, mana_rx_comp_flags(&o),
+					     o.ppi[0].pkt_len, o.ppi[0].pkt_hash,
+					     o.rx_wqe_offset);
+		CHECK(ra == rb, "encode_one agrees on validity (%u)", i);
+		CHECK(ra || !memcmp(a, b, sizeof(a)), "encode_one bytes (%u)", i);
+	}
+	CHECK(mana_rx_comp_encode_one(b, 1U << 15, 64, 0, 0) == -EINVAL,
+	      "bit 15 refused");
+	CHECK(mana_rx_comp_encode_one(b, 1U << 31, 64, 0, 0) == -EINVAL,
+	      "bit 31 refused");
+
+	w.hdr.num_sge = 2;
+	w.hdr.oob_size = GDMA_OOB_LARGE;
+	memset(w.oob, 0x5A, sizeof(w.oob));
+	w.sge[0] = (struct gdma_sge){ 0x1000, 7, 64 };
+	w.sge[1] = (struct gdma_sge){ 0x2000, 8, 128 };
+	memset(ring, 0, sizeof(ring));
+	CHECK(gdma_wqe_post(ring, sizeof(ring), 0, GDMA_SQ, &w, &size_a) == 0,
+	      "post");
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	CHECK(gdma_wqe_fetch(ring, sizeof(ring), 0, GDMA_SQ, &x, &size_a) == 0,
+	      "fetch");
+	CHECK(gdma_wqe_decode_linear(ring, size_a * GDMA_WQE_BU_SIZE, GDMA_SQ,
+				     &y, &size_b) == 0 && size_a == size_b,
+	      "decode_linear");
+	CHECK(!memcmp(&x, &y, sizeof(x)), "same decoded WQE");
+	CHECK(gdma_wqe_decode_linear(ring, size_a * GDMA_WQE_BU_SIZE - 1,
+				     GDMA_SQ, &y, &size_b) == -EINVAL,
+	      "one byte short refused");
+	CHECK(gdma_wqe_decode_linear(ring, 4, GDMA_SQ, &y, &size_b) == -EINVAL,
+	      "no header refused");
+}
+
 int main(void)
 {
 	test_doorbells();
@@ -1422,5 +1491,6 @@ int main(void)
 	test_owner_simulation();
 	test_ring_wrap();
 	test_fast_views();
+	test_in_place();
 	return check_done();
 }

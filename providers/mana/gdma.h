@@ -897,6 +897,47 @@ static inline int gdma_wqe_fetch(const void *ring, uint32_t ring_size,
 	return 0;
 }
 
+/*
+ * gdma_wqe_fetch() for a WQE already linear in @buf (@len bytes from its
+ * start, wrap undone by the caller): the same checks, decoded in place
+ * into @out -- only the header, the OOB bytes the header names and the
+ * SGEs it counts are written (the rest of @out is left as it was), no
+ * zero-filled copy of the ring.  -EINVAL if the WQE is bad or runs past
+ * @len.
+ */
+/*
+ * The part after the header: @out->hdr holds a header that passed
+ * gdma_wqe_header_decode() for this queue type (callers that see the same
+ * header bytes again may reuse its decoded form).
+ */
+static inline int gdma_wqe_decode_body(const uint8_t *buf, uint32_t len,
+				       struct gdma_wqe *out, uint32_t *size_bu)
+{
+	uint32_t size, sgl, i;
+
+	size = gdma_wqe_size(out->hdr.oob_size, out->hdr.num_sge);
+	if (size > len)
+		return -EINVAL;
+	memcpy(out->oob, buf + GDMA_WQE_HDR_SIZE, out->hdr.oob_size);
+	sgl = gdma_wqe_sgl_offset(out->hdr.oob_size);
+	for (i = 0; i < out->hdr.num_sge; i++)
+		gdma_sge_decode(buf + sgl + i * GDMA_SGE_SIZE, &out->sge[i]);
+	if (size_bu)
+		*size_bu = size / GDMA_WQE_BU_SIZE;
+	return 0;
+}
+
+static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
+					 enum gdma_queue_type qt,
+					 struct gdma_wqe *out,
+					 uint32_t *size_bu)
+{
+	if (len < GDMA_WQE_HDR_SIZE ||
+	    gdma_wqe_header_decode(buf, qt, &out->hdr))
+		return -EINVAL;
+	return gdma_wqe_decode_body(buf, len, out, size_bu);
+}
+
 /* ------------------------------------------------------------------------ */
 /* MANA TX inline OOB: short (8 bytes) or short + long (24 bytes) */
 
@@ -1235,26 +1276,21 @@ static inline unsigned int mana_rx_comp_slots(uint8_t cqe_type)
 static inline int mana_rx_comp_ppi_check(const struct mana_rx_comp_oob *o)
 {
 	unsigned int n = mana_rx_comp_slots(o->cqe_type), i;
-	bool ended = false;
 	bool data = o->cqe_type == CQE_RX_OKAY ||
 		    o->cqe_type == CQE_RX_COALESCED_4 ||
 		    o->cqe_type == CQE_RX_COALESCED_8;
 
+	uint32_t rest = 0;
+
 	if (data && !o->ppi[0].pkt_len)
 		return -EINVAL;
-	for (i = 1; i < MANA_RXCOMP_MAX_PKTS; i++) {
-		const struct mana_rx_pkt_info *p = &o->ppi[i];
-
-		if (i >= n || ended) {
-			if (p->pkt_len || p->pkt_hash)
-				return -EINVAL;
-			continue;
-		}
-		ended = !p->pkt_len;
-		if (ended && p->pkt_hash)
-			return -EINVAL;
-	}
-	return 0;
+	/* the used slots: from 1 up to the first zero length or the last */
+	for (i = 1; i < n && o->ppi[i].pkt_len; i++)
+		;
+	/* that zero-length slot and every one after it: all zero */
+	for (; i < MANA_RXCOMP_MAX_PKTS; i++)
+		rest |= o->ppi[i].pkt_len | o->ppi[i].pkt_hash;
+	return rest ? -EINVAL : 0;
 }
 
 static inline int mana_rx_comp_oob_check(const struct mana_rx_comp_oob *o)
@@ -1295,7 +1331,7 @@ static inline uint32_t mana_rx_comp_flags(const struct mana_rx_comp_oob *o)
 static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 					  void *wire)
 {
-	uint8_t buf[GDMA_CQE_DATA_SIZE] = { 0 };
+	uint8_t *buf = wire;	/* in place: every check comes first */
 	struct mana_cqe_header h = {
 		.cqe_type = o->cqe_type,
 		.client_type = MANA_CQE_COMPLETION,
@@ -1303,8 +1339,10 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 	};
 	unsigned int i;
 
-	if (mana_rx_comp_oob_check(o) || mana_cqe_header_encode(&h, buf))
+	if (mana_rx_comp_oob_check(o) || mana_cqe_header_check(&h))
 		return -EINVAL;
+	memset(buf, 0, GDMA_CQE_DATA_SIZE);
+	mana_cqe_header_encode(&h, buf);
 	gdma_put_le32(buf + 4, mana_rx_comp_flags(o));
 	for (i = 0; i < MANA_RXCOMP_NUM_PPI; i++) {
 		uint8_t *s = buf + 8 + 12 * i;
@@ -1320,7 +1358,34 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
 		}
 	}
 	gdma_put_le32(buf + 56, o->rx_wqe_offset);
-	memcpy(wire, buf, sizeof(buf));
+	return 0;
+}
+
+/*
+ * The device's common case written straight into @wire: a CQE_RX_OKAY for
+ * one packet, from the flags dword mana_rx_comp_flags() would build.  The
+ * bytes are those mana_rx_comp_oob_encode() writes for that completion,
+ * after the same checks (bits 15 and 31 of the flags are not fields).
+ */
+#define MANA_RX_FLAGS_PAIRS	(1U << 13 | 1U << 25 | 1U << 27 | 1U << 29)
+
+static inline int mana_rx_comp_encode_one(void *wire, uint32_t flags,
+					  uint16_t pkt_len, uint32_t pkt_hash,
+					  uint32_t wqe_offset)
+{
+	uint8_t *b = wire;
+
+	/* a length; no checksum both passed and failed; no stray bit */
+	if (!pkt_len || (flags & flags >> 1 & MANA_RX_FLAGS_PAIRS) ||
+	    (flags & (1U << 15 | 1U << 31)))
+		return -EINVAL;
+	memset(b, 0, GDMA_CQE_DATA_SIZE);
+	gdma_put_le32(b, (uint32_t)CQE_RX_OKAY |
+			 (uint32_t)MANA_CQE_COMPLETION << 6);
+	gdma_put_le32(b + 4, flags);
+	gdma_put_le16(b + 8, pkt_len);
+	gdma_put_le32(b + 16, pkt_hash);
+	gdma_put_le32(b + 56, wqe_offset);
 	return 0;
 }
 

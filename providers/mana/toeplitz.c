@@ -32,17 +32,71 @@
 
 #include "toeplitz.h"
 
-int mana_toeplitz_hash(const uint8_t *key, size_t key_len, const void *data,
-		       size_t len, uint32_t *hash)
+/*
+ * Table-driven: for a given key, the hash contribution of byte value v at
+ * input position i is fixed (the XOR of the key windows of v's set bits),
+ * so a hash is one lookup and XOR per input byte.  The table of the last
+ * key used is kept per thread (a device hashes every frame with the same
+ * key); keys longer than TZ_KEY_MAX take the bitwise path.
+ */
+#define TZ_KEY_MAX MANA_RSS_KEY_LEN
+
+static __thread struct mana_toeplitz_table tz_cache;
+
+/* The 32 key bits that start at input bit @bit. */
+static uint32_t tz_window(const uint8_t *key, size_t bit)
 {
-	const uint8_t *in = data;
+	size_t byte = bit / 8, shift = bit % 8;
+	uint64_t w = (uint64_t)key[byte] << 32 | (uint64_t)key[byte + 1] << 24 |
+		     (uint64_t)key[byte + 2] << 16 |
+		     (uint64_t)key[byte + 3] << 8;
+
+	if (shift)
+		w |= key[byte + 4];
+	return (uint32_t)(w >> (8 - shift));
+}
+
+int mana_toeplitz_table_init(struct mana_toeplitz_table *tb,
+			     const uint8_t *key, size_t key_len)
+{
+	size_t i, n;
+	unsigned int v, b;
+
+	if (!tb || !key || key_len < 4 || key_len > TZ_KEY_MAX)
+		return -EINVAL;
+	n = key_len - 4;
+	for (i = 0; i < n; i++) {
+		uint32_t bitw[8];
+
+		for (b = 0; b < 8; b++)		/* bit 7 is the first in */
+			bitw[b] = tz_window(key, i * 8 + (7 - b));
+		tb->t[i][0] = 0;
+		for (v = 1; v < 256; v++) {
+			b = (unsigned int)__builtin_ctz(v);
+			tb->t[i][v] = tb->t[i][v & (v - 1)] ^ bitw[b];
+		}
+	}
+	memcpy(tb->key, key, key_len);
+	tb->key_len = key_len;
+	return 0;
+}
+
+static uint32_t tz_lookup(const struct mana_toeplitz_table *tb,
+			  const uint8_t *in, size_t len)
+{
+	uint32_t result = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		result ^= tb->t[i][in[i]];
+	return result;
+}
+
+static uint32_t tz_bitwise(const uint8_t *key, const uint8_t *in, size_t len)
+{
 	uint32_t window, result = 0;
 	size_t i;
 	int b;
-
-	if (!key || !hash || (!data && len) || key_len < 4 ||
-	    len > key_len - 4)
-		return -EINVAL;
 
 	/* window = the 32 key bits that start at the current input bit */
 	window = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 |
@@ -56,7 +110,24 @@ int mana_toeplitz_hash(const uint8_t *key, size_t key_len, const void *data,
 			window = window << 1 | ((next >> b) & 1U);
 		}
 	}
-	*hash = result;
+	return result;
+}
+
+int mana_toeplitz_hash(const uint8_t *key, size_t key_len, const void *data,
+		       size_t len, uint32_t *hash)
+{
+	struct mana_toeplitz_table *tb = &tz_cache;
+
+	if (!key || !hash || (!data && len) || key_len < 4 ||
+	    len > key_len - 4)
+		return -EINVAL;
+	if (key_len > TZ_KEY_MAX) {
+		*hash = tz_bitwise(key, data, len);
+		return 0;
+	}
+	if (tb->key_len != key_len || memcmp(tb->key, key, key_len))
+		mana_toeplitz_table_init(tb, key, key_len);
+	*hash = tz_lookup(tb, data, len);
 	return 0;
 }
 
@@ -160,4 +231,21 @@ int mana_rss_hash(const uint8_t key[MANA_RSS_KEY_LEN], uint64_t fields_mask,
 	if (!len)
 		return 0;
 	return mana_toeplitz_hash(key, MANA_RSS_KEY_LEN, input, len, hash);
+}
+
+int mana_rss_hash_table(const struct mana_toeplitz_table *tb,
+			uint64_t fields_mask, const struct mana_rss_tuple *t,
+			uint32_t *hash, uint32_t *type)
+{
+	uint8_t input[MANA_RSS_INPUT_MAX];
+	size_t len;
+
+	if (!tb || tb->key_len != MANA_RSS_KEY_LEN || !t || !hash || !type)
+		return -EINVAL;
+	*type = mana_rss_hash_type(fields_mask, t);
+	*hash = 0;
+	len = rss_input(t, *type, input);
+	if (len)
+		*hash = tz_lookup(tb, input, len);
+	return 0;
 }

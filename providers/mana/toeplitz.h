@@ -86,6 +86,28 @@ int mana_rss_hash(const uint8_t key[MANA_RSS_KEY_LEN], uint64_t fields_mask,
 		  uint32_t *type);
 
 /*
+ * Table-driven Toeplitz for one key: the hash contribution of each byte
+ * value at each input position, built once (about 9k entries) so that a
+ * hash is one lookup and XOR per input byte.  For callers that hash many
+ * inputs with one key (the emulated device); mana_toeplitz_hash() keeps
+ * such a table of the last key per thread.
+ */
+struct mana_toeplitz_table {
+	size_t key_len;			/* 0: not built */
+	uint8_t key[MANA_RSS_KEY_LEN];
+	uint32_t t[MANA_RSS_INPUT_MAX][256];
+};
+
+/* Build @tb for @key (4..MANA_RSS_KEY_LEN bytes): 0, or -EINVAL. */
+int mana_toeplitz_table_init(struct mana_toeplitz_table *tb,
+			     const uint8_t *key, size_t key_len);
+
+/* mana_rss_hash() with the table of its key (MANA_RSS_KEY_LEN bytes). */
+int mana_rss_hash_table(const struct mana_toeplitz_table *tb,
+			uint64_t fields_mask, const struct mana_rss_tuple *t,
+			uint32_t *hash, uint32_t *type);
+
+/*
  * rx_hashtype to report in the RX completion for a hash of @type: the whole
  * L3 or L4 group.  DPDK sets the mbuf RSS flag only when rx_hashtype equals
  * MANA_HASH_L3 or MANA_HASH_L4 exactly, while the kernel bit-tests
