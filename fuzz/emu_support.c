@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
-#include "emu.h"
+#include "emulator/core/emu.h"
 #include "fuzz_emu.h"
 
 /*

@@ -22,7 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
-#include "emu.h"
+#include "emulator/core/emu.h"
 #include "kernel.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

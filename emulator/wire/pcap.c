@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "pcap.h"
-#include "quiet_thread.h"
+#include "emulator/lib/quiet_thread.h"
 
 #define PCAP_MAGIC_USEC		0xa1b2c3d4u
 #define PCAP_LINKTYPE_ETHERNET	1

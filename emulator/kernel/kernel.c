@@ -20,11 +20,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "device.h"
-#include "emu_defs.h"
-#include "mana_emu.h"
+#include "emulator/device/device.h"
+#include "emulator/core/emu_defs.h"
+#include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
-#include "trap.h"
+#include "emulator/device/trap.h"
 
 struct emu_device emu_dev;
 

@@ -46,7 +46,7 @@
 
 #include "backend.h"
 #include "pcap.h"
-#include "quiet_thread.h"
+#include "emulator/lib/quiet_thread.h"
 
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */

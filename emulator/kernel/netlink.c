@@ -24,10 +24,10 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "emu.h"
-#include "emu_defs.h"
+#include "emulator/core/emu.h"
+#include "emulator/core/emu_defs.h"
 #include "kernel.h"
-#include "links.h"
+#include "emulator/core/links.h"
 #include "netlink_out.h"
 
 #define CHARDEV_TYPE_SIZE 16	/* RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE */

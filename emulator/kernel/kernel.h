@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emu.h"
+#include "emulator/core/emu.h"
 
 struct ib_uverbs_ex_query_device_resp;
 struct ib_uverbs_query_port_resp;

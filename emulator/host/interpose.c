@@ -30,13 +30,13 @@
 
 #include <linux/netlink.h>
 
-#include "emu.h"
-#include "emu_defs.h"
-#include "kernel.h"
-#include "netlink.h"
+#include "emulator/core/emu.h"
+#include "emulator/core/emu_defs.h"
+#include "emulator/kernel/kernel.h"
+#include "emulator/kernel/netlink.h"
 #include "exit_signal.h"
-#include "trap.h"
-#include "uverbs.h"
+#include "emulator/device/trap.h"
+#include "emulator/kernel/uverbs.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);
