@@ -17,7 +17,11 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/device/x86_store.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
 # Wire backends and pcap capture; the option parser; the sysfs generator.
-set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c)
+# The real libc calls (lib/libc.c) come with them: the wires are its lowest
+# user, and everything that links the emulator links the wires.
+set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
+set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
+	${MANA_EMU_LIBC_SOURCES})
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).

@@ -60,18 +60,6 @@ void fuzz_emu_setup(void)
 	done = true;
 }
 
-int emu_real_setsockopt(int fd, int level, int name, const void *val,
-			socklen_t len)
-{
-	return setsockopt(fd, level, name, val, len);
-}
-
-int emu_real_getsockopt(int fd, int level, int name, void *val,
-			socklen_t *len)
-{
-	return getsockopt(fd, level, name, val, len);
-}
-
 /*
  * interpose.c stands in for SIG_DFL of the terminating signals so that
  * --stats is written when the program dies; in a fuzzer the signals are

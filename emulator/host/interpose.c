@@ -37,6 +37,7 @@
 #include "exit_signal.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/uverbs.h"
+#include "emulator/lib/libc.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);
@@ -48,27 +49,8 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
 		       int flags, __SOCKADDR_ARG addr, socklen_t *alen);
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
 
-static void *real_sym(void **slot, const char *name)
-{
-	static const char msg[] = "mana-emu: cannot resolve a libc symbol\n";
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-	if (p)
-		return p;
-	p = dlsym(RTLD_NEXT, name);
-	if (!p) {
-		syscall(SYS_write, STDERR_FILENO, msg, sizeof(msg) - 1);
-		abort();
-	}
-	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
-	return p;
-}
-
-#define REAL(fn)                                                               \
-	({                                                                     \
-		static void *slot_;                                            \
-		((__typeof__(&fn))real_sym(&slot_, #fn));                      \
-	})
+/* The next definition in the lookup order, resolved once (lib/libc.h). */
+#define REAL(fn) EMU_LIBC(fn)
 
 /* Kernel calls return -errno; libc returns -1 and sets errno. */
 static long set_errno(long ret)
@@ -78,18 +60,6 @@ static long set_errno(long ret)
 		return -1;
 	}
 	return ret;
-}
-
-int emu_real_setsockopt(int fd, int level, int name, const void *val,
-			socklen_t len)
-{
-	return REAL(setsockopt)(fd, level, name, val, len);
-}
-
-int emu_real_getsockopt(int fd, int level, int name, void *val,
-			socklen_t *len)
-{
-	return REAL(getsockopt)(fd, level, name, val, len);
 }
 
 /* ---- the char device: /dev/infiniband/uverbsN ----------------------------- */

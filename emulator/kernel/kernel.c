@@ -25,6 +25,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/lib/libc.h"
 
 struct emu_device emu_dev;
 
@@ -218,7 +219,7 @@ int emu_event_file_create(struct emu_file *file, bool async,
 
 err_close:
 	close(sv[0]);
-	close(sv[1]);
+	emu_libc_close(sv[1]);
 err_free:
 	free(ev);
 	return ret;
@@ -245,7 +246,7 @@ static void event_file_unlink(struct emu_event_file *ev)
 	ev->owner = NULL;
 	event_records_free(ev);
 	if (ev->dev_fd >= 0)
-		close(ev->dev_fd);
+		emu_libc_close(ev->dev_fd);
 	ev->dev_fd = -1;
 }
 
@@ -317,7 +318,7 @@ void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
 		ev->head = e;
 	ev->tail = e;
 	/* a full socket only delays the wake-up: the record stays queued */
-	if (send(ev->dev_fd, &token, 1, MSG_DONTWAIT) < 0 && emu_verbose())
+	if (emu_libc_send(ev->dev_fd, &token, 1, MSG_DONTWAIT) < 0 && emu_verbose())
 		emu_log("event fd %d: token not sent: %s", ev->app_fd,
 			emu_errname(errno));
 }
