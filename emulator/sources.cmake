@@ -7,8 +7,12 @@ set(MANA_EMU_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/host/emu.c
 	${MANA_EMU_DIR}/host/exit_signal.c
+	${MANA_EMU_DIR}/kernel/doorbell.c
+	${MANA_EMU_DIR}/kernel/event.c
 	${MANA_EMU_DIR}/kernel/kernel.c
+	${MANA_EMU_DIR}/kernel/mr.c
 	${MANA_EMU_DIR}/kernel/netlink.c
+	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/device/device.c
