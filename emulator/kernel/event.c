@@ -18,7 +18,6 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "kernel_priv.h"
 #include "emulator/device/device.h"
 #include "emulator/core/emu_defs.h"
 #include "emulator/mana_emu.h"

@@ -46,7 +46,6 @@ static bool db_used[DB_PAGES] = { [0] = true };
 
 static uint32_t next_pdn = 1;
 
-#include "kernel_priv.h"
 
 
 void emu_kernel_init(const struct mana_emu_options *opts)
