@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
-#include "emu.h"
+#include "emulator/core/emu.h"
 #include "fuzz_emu.h"
 
 /*
@@ -58,18 +58,6 @@ void fuzz_emu_setup(void)
 	}
 	emu_init();
 	done = true;
-}
-
-int emu_real_setsockopt(int fd, int level, int name, const void *val,
-			socklen_t len)
-{
-	return setsockopt(fd, level, name, val, len);
-}
-
-int emu_real_getsockopt(int fd, int level, int name, void *val,
-			socklen_t *len)
-{
-	return getsockopt(fd, level, name, val, len);
 }
 
 /*

@@ -14,8 +14,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "backend.h"
-#include "frame.h"
+#include "emulator/wire/backend.h"
+#include "emulator/device/frame.h"
 #include "providers/mana/toeplitz.h"
 #include "fuzz_check.h"
 

@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "emu.h"
-#include "netlink.h"
+#include "emulator/core/emu.h"
+#include "emulator/kernel/netlink.h"
 #include "fuzz_check.h"
 #include "fuzz_emu.h"
 

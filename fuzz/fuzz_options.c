@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "emulator/core/options.h"
 #include "fuzz_check.h"
 
 #define FORMAT_MAX 16384

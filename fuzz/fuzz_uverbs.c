@@ -25,9 +25,9 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
-#include "emu.h"
-#include "kernel.h"
-#include "uverbs.h"
+#include "emulator/core/emu.h"
+#include "emulator/kernel/kernel.h"
+#include "emulator/kernel/uverbs.h"
 #include "fuzz_check.h"
 #include "fuzz_emu.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "x86_store.h"
+#include "emulator/device/x86_store.h"
 #include "fuzz_check.h"
 #include "fuzz_emu.h"
 

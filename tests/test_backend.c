@@ -36,8 +36,8 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 
-#include "emulator/backend.h"
-#include "emulator/pcap.h"
+#include "emulator/wire/backend.h"
+#include "emulator/wire/pcap.h"
 #include "check.h"
 
 #define TEST_ETHERTYPE	0x88b5		/* local experimental */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/options.h"
+#include "emulator/core/options.h"
 #include "check.h"
 
 #define ANY (-1)

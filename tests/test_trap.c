@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emulator/trap.h"
-#include "emulator/x86_store.h"
+#include "emulator/device/trap.h"
+#include "emulator/device/x86_store.h"
 #include "check.h"
 
 /* ---- decoder table --------------------------------------------------------- */

@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu_defs.h"
-#include "links.h"
-#include "options.h"
+#include "emulator/core/emu_defs.h"
+#include "emulator/core/links.h"
+#include "emulator/core/options.h"
 
 #define TREE_TEMPLATE "/tmp/mana-emu.XXXXXX"
 #define PCI_DIR "bus/pci/devices/" EMU_PCI_BDF

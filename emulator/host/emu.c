@@ -3,7 +3,7 @@
  * libmana-emu.so core: start-up (options, sysfs tree, device), the fd
  * table, user memory access and logging.
  */
-#include "emu.h"
+#include "emulator/core/emu.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,11 +16,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "device.h"
-#include "kernel.h"
-#include "mana_emu.h"
+#include "emulator/device/device.h"
+#include "emulator/kernel/kernel.h"
+#include "emulator/mana_emu.h"
 #include "sysfs.h"
-#include "trap.h"
+#include "emulator/device/trap.h"
 
 struct emu_state emu = { .lock = PTHREAD_MUTEX_INITIALIZER };
 

@@ -71,17 +71,6 @@ void emu_fd_unregister(int fd);
 void *emu_fd_obj(int fd, enum emu_fd_kind kind);
 
 /*
- * The real libc functions behind our interposers, for the few places
- * that act on an fd the application sees (which is registered as ours).
- * Emulator-internal fds are never registered, so plain libc calls on them
- * pass straight through the interposers.
- */
-int emu_real_setsockopt(int fd, int level, int name, const void *val,
-			socklen_t len);
-int emu_real_getsockopt(int fd, int level, int name, void *val,
-			socklen_t *len);
-
-/*
  * Copies to and from the calling application's memory with kernel
  * semantics: a bad address gives -EFAULT instead of a crash.
  */

@@ -24,10 +24,11 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "emu.h"
-#include "emu_defs.h"
+#include "emulator/core/emu.h"
+#include "emulator/core/emu_defs.h"
 #include "kernel.h"
-#include "links.h"
+#include "emulator/core/links.h"
+#include "emulator/lib/libc.h"
 #include "netlink_out.h"
 
 #define CHARDEV_TYPE_SIZE 16	/* RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE */
@@ -81,7 +82,7 @@ int emu_nl_socket(int type, int protocol)
 
 err_close:
 	close(sv[0]);
-	close(sv[1]);
+	emu_libc_close(sv[1]);
 err_free:
 	free(s);
 	return ret;
@@ -98,7 +99,7 @@ void emu_nl_release(struct emu_nlsock *s)
 		}
 	}
 	emu_fd_unregister(s->app_fd);
-	close(s->dev_fd);
+	emu_libc_close(s->dev_fd);
 	free(s);
 }
 
@@ -162,7 +163,7 @@ int emu_nl_setsockopt(struct emu_nlsock *s, int level, int name,
 {
 	/* Buffer sizes and the like apply to the socket that carries data. */
 	if (level == SOL_SOCKET)
-		return emu_real_setsockopt(s->app_fd, level, name, val, len) ?
+		return emu_libc_setsockopt(s->app_fd, level, name, val, len) ?
 			       -errno : 0;
 	/* Membership, ext ack, cap ack, strict checking: nothing to do. */
 	if (level == SOL_NETLINK)
@@ -193,7 +194,7 @@ int emu_nl_getsockopt(struct emu_nlsock *s, int level, int name, void *val,
 	if (level == SOL_SOCKET && name == SO_PROTOCOL)
 		return put_int_opt(val, len, s->protocol);
 	if (level == SOL_SOCKET)
-		return emu_real_getsockopt(s->app_fd, level, name, val, len) ?
+		return emu_libc_getsockopt(s->app_fd, level, name, val, len) ?
 			       -errno : 0;
 	if (level == SOL_NETLINK)
 		return put_int_opt(val, len, 0);
@@ -264,7 +265,7 @@ void out_send(struct emu_nlsock *s, struct nl_out *o)
 {
 	o->hdr->nlmsg_len = o->len;
 	/* A full queue drops the reply, as an overrun socket would. */
-	if (send(s->dev_fd, o->buf, o->len, MSG_DONTWAIT) < 0 && emu_verbose())
+	if (emu_libc_send(s->dev_fd, o->buf, o->len, MSG_DONTWAIT) < 0 && emu_verbose())
 		emu_log("netlink reply dropped: %s", emu_errname(errno));
 }
 

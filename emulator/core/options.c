@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "emulator/wire/backend.h"
 
 enum opt_kind {
 	OPT_FLAG,	/* bool field, no value */

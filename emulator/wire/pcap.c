@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "pcap.h"
-#include "quiet_thread.h"
+#include "emulator/lib/libc.h"
+#include "emulator/lib/quiet_thread.h"
 
 #define PCAP_MAGIC_USEC		0xa1b2c3d4u
 #define PCAP_LINKTYPE_ETHERNET	1
@@ -75,7 +76,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	ssize_t n;
 
 	while (len) {
-		n = write(fd, p, len);
+		n = emu_libc_write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -212,10 +213,10 @@ static struct pcap_writer *writer_create(const char *path)
 	w->path = strdup(path);
 	if (!w->path)
 		goto err_free;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = emu_libc_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0)
 		goto err_path;
-	if (fstat(w->fd, &st))
+	if (emu_libc_fstat(w->fd, &st))
 		goto err_close;
 	w->dev = st.st_dev;
 	w->ino = st.st_ino;
@@ -239,7 +240,7 @@ err_errno:
 	errno = ret;
 err_close:
 	ret = errno;
-	close(w->fd);
+	emu_libc_close(w->fd);
 	errno = ret;
 err_path:
 	free(w->path);
@@ -256,7 +257,7 @@ static struct pcap_writer *find_shared(const char *path)
 	struct pcap_writer *w;
 	struct stat st;
 
-	if (stat(path, &st))
+	if (emu_libc_stat(path, &st))
 		return NULL;
 	for (w = open_writers; w; w = w->next)
 		if (w->dev == st.st_dev && w->ino == st.st_ino)
@@ -308,7 +309,7 @@ static bool put_ref(struct pcap_writer *w)
  */
 static void forked_child_close(struct pcap_writer *w)
 {
-	close(w->fd);
+	emu_libc_close(w->fd);
 	free(w->path);
 	free(w);
 }
@@ -328,7 +329,7 @@ void pcap_close(struct pcap_writer *w)
 	pthread_join(w->flusher, NULL);
 
 	flush_locked(w);	/* the flusher is gone: nobody else left */
-	if (close(w->fd) && !w->failed)
+	if (emu_libc_close(w->fd) && !w->failed)
 		fprintf(stderr, "mana-emu: pcap %s: close: %s\n", w->path,
 			strerror(errno));
 	pthread_cond_destroy(&w->cond);

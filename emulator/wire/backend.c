@@ -46,7 +46,8 @@
 
 #include "backend.h"
 #include "pcap.h"
-#include "quiet_thread.h"
+#include "emulator/lib/libc.h"
+#include "emulator/lib/quiet_thread.h"
 
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
 #define LOOPBACK_DEPTH	4096	/* frames; a power of two */
@@ -479,7 +480,7 @@ static unsigned int sw_send_all(struct backend *b, const struct sw_dests *d,
 
 	for (i = 0; i < d->n; i++) {
 		do
-			n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+			n = emu_libc_sendto(b->fd, frame, len, MSG_NOSIGNAL,
 				   (const struct sockaddr *)&d->st[i].addr,
 				   d->st[i].len);
 		while (n < 0 && errno == EINTR);
@@ -515,7 +516,7 @@ static int socket_receive_one(struct backend *b)
 	int station = -1;
 	ssize_t n;
 
-	n = recvfrom(b->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC,
+	n = emu_libc_recvfrom(b->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC,
 		     (struct sockaddr *)&from, &flen);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
@@ -540,7 +541,7 @@ static int socket_receive_one(struct backend *b)
 
 static int tap_receive_one(struct backend *b)
 {
-	ssize_t n = read(b->fd, b->rxbuf, b->rxbuf_size);
+	ssize_t n = emu_libc_read(b->fd, b->rxbuf, b->rxbuf_size);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
@@ -581,7 +582,7 @@ static void socket_announce(struct backend *b)
 
 	socket_addr(&to, b->arg);
 	/* Best effort: nobody may be listening yet. */
-	sendto(b->fd, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
+	emu_libc_sendto(b->fd, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
 	       (struct sockaddr *)&to, sizeof(to));
 }
 
@@ -596,7 +597,7 @@ static void *rx_thread_main(void *arg)
 	int n;
 
 	for (;;) {
-		n = poll(pfd, b->rx_failed ? 1 : 2,
+		n = emu_libc_poll(pfd, b->rx_failed ? 1 : 2,
 			 announce ? HELLO_MS : -1);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -647,7 +648,7 @@ static void rx_thread_stop(struct backend *b)
 
 	if (!b->thread_running)
 		return;
-	while (write(b->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+	while (emu_libc_write(b->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
 		;
 	pthread_join(b->thread, NULL);
 	b->thread_running = false;
@@ -673,7 +674,7 @@ static int lock_dir_of(const char *path)
 		dir[1] = '\0';
 	else
 		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = emu_libc_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	while (flock(fd, LOCK_EX) && errno == EINTR)
@@ -684,7 +685,7 @@ static int lock_dir_of(const char *path)
 static void unlock_dir(int fd)
 {
 	if (fd >= 0)
-		close(fd);	/* releases the flock */
+		emu_libc_close(fd);	/* releases the flock */
 }
 
 /* 1: a socket is bound to PATH, 0: PATH is a dead socket, -errno. */
@@ -694,16 +695,16 @@ static int path_is_live(const char *path)
 	struct stat st;
 	int fd, ret;
 
-	if (stat(path, &st))
+	if (emu_libc_stat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = emu_libc_socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	socket_addr(&sun, path);
 	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 1;
-	close(fd);
+	emu_libc_close(fd);
 	if (ret == -ECONNREFUSED)
 		return 0;
 	return ret;
@@ -715,10 +716,10 @@ static int socket_bind_path(struct backend *b)
 	struct stat st;
 
 	socket_addr(&sun, b->arg);
-	if (bind(b->fd, (struct sockaddr *)&sun, sizeof(sun)))
+	if (emu_libc_bind(b->fd, (struct sockaddr *)&sun, sizeof(sun)))
 		return -errno;
 	/* Remember which file is ours: we only ever unlink that one. */
-	if (stat(b->arg, &st))
+	if (emu_libc_stat(b->arg, &st))
 		return -errno;
 	b->owner = true;
 	b->path_dev = st.st_dev;
@@ -731,7 +732,7 @@ static int socket_join_owner(struct backend *b)
 {
 	sa_family_t family = AF_UNIX;
 
-	if (bind(b->fd, (struct sockaddr *)&family, sizeof(family)))
+	if (emu_libc_bind(b->fd, (struct sockaddr *)&family, sizeof(family)))
 		return -errno;
 	socket_addr(&b->peer, b->arg);
 	b->peer_len = sizeof(b->peer);
@@ -762,7 +763,7 @@ static int socket_set_send_wait(int fd)
 			      .tv_usec = (SEND_WAIT_MS % 1000) * 1000 };
 
 	/* A full peer queue makes sendto() wait this long, then EAGAIN. */
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+	if (emu_libc_setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
 		return -errno;
 	return 0;
 }
@@ -771,7 +772,7 @@ static int socket_open(struct backend *b)
 {
 	int ret, dir;
 
-	b->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	b->fd = emu_libc_socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (b->fd < 0) {
 		ret = -errno;
 		fprintf(stderr, "mana-emu: %s: socket: %s\n", b->name,
@@ -808,7 +809,7 @@ static void socket_close(struct backend *b)
 	if (b->owner && b->pid == getpid()) {
 		/* Only our own file: a newer owner may have replaced it. */
 		dir = lock_dir_of(b->arg);
-		if (!stat(b->arg, &st) && st.st_dev == b->path_dev &&
+		if (!emu_libc_stat(b->arg, &st) && st.st_dev == b->path_dev &&
 		    st.st_ino == b->path_ino)
 			unlink(b->arg);
 		unlock_dir(dir);
@@ -852,7 +853,7 @@ static bool socket_xmit(struct backend *b, const void *frame, size_t len)
 	if (b->pcap)
 		pcap_write(b->pcap, frame, len);
 	do
-		n = sendto(b->fd, frame, len, MSG_NOSIGNAL,
+		n = emu_libc_sendto(b->fd, frame, len, MSG_NOSIGNAL,
 			   (struct sockaddr *)&peer, plen);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len;
@@ -884,7 +885,7 @@ static int tap_open(struct backend *b)
 	struct ifreq ifr;
 	int ret;
 
-	b->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	b->fd = emu_libc_open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (b->fd < 0) {
 		ret = -errno;
 		fprintf(stderr, "mana-emu: %s: /dev/net/tun: %s%s\n", b->name,
@@ -895,7 +896,7 @@ static int tap_open(struct backend *b)
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
 	memcpy(ifr.ifr_name, b->arg, strlen(b->arg));	/* < IFNAMSIZ */
 	/* Creates the interface, or attaches to an existing TAP so named. */
-	if (ioctl(b->fd, TUNSETIFF, &ifr)) {
+	if (emu_libc_ioctl(b->fd, TUNSETIFF, &ifr)) {
 		ret = -errno;
 		fprintf(stderr, "mana-emu: %s: TUNSETIFF: %s%s\n", b->name,
 			strerror(-ret), tap_hint(-ret));
@@ -911,7 +912,7 @@ static bool tap_xmit(struct backend *b, const void *frame, size_t len)
 	if (b->pcap)
 		pcap_write(b->pcap, frame, len);
 	do
-		n = write(b->fd, frame, len);
+		n = emu_libc_write(b->fd, frame, len);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len;
 }
@@ -990,9 +991,9 @@ static void backend_fini_kind(struct backend *b)
 	if (b->kind == BACKEND_SOCKET)
 		socket_close(b);
 	if (b->fd >= 0)
-		close(b->fd);
+		emu_libc_close(b->fd);
 	if (b->stop_fd >= 0)
-		close(b->stop_fd);
+		emu_libc_close(b->stop_fd);
 	free(b->rxbuf);
 }
 

@@ -40,7 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "emulator/core/options.h"
 #include "sysfs.h"
 
 #ifndef MANA_ASAN_RUNTIME

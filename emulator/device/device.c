@@ -48,11 +48,11 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "backend.h"
-#include "emu.h"
+#include "emulator/wire/backend.h"
+#include "emulator/core/emu.h"
 #include "frame.h"
-#include "kernel.h"
-#include "mana_emu.h"
+#include "emulator/kernel/kernel.h"
+#include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "providers/mana/toeplitz.h"
 #include "trap.h"

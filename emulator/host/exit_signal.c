@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "emulator/device/device.h"
 
 static const int exit_sigs[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGABRT, SIGALRM, SIGPIPE, SIGUSR1,

@@ -13,9 +13,9 @@
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
 
-#include "emu.h"
+#include "emulator/core/emu.h"
 #include "kernel.h"
-#include "links.h"
+#include "emulator/core/links.h"
 #include "netlink_out.h"
 
 static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };

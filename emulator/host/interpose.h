@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Shared by the interposers (interpose.c: fd calls, interpose_path.c: path
+ * calls).  Both are built without ASan: see emulator/CMakeLists.txt.
+ */
+#ifndef MANA_EMU_INTERPOSE_H
+#define MANA_EMU_INTERPOSE_H
+
+#include <errno.h>
+
+#include "emulator/lib/libc.h"
+
+/* The next definition in the lookup order, resolved once (lib/libc.h). */
+#define REAL(fn) EMU_LIBC(fn)
+
+/* Kernel calls return -errno; libc returns -1 and sets errno. */
+static inline long set_errno(long ret)
+{
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
+#endif /* MANA_EMU_INTERPOSE_H */

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Emulated mana_ib (ETH device, raw packet only) and the parts of the
+ * uverbs core that own objects: device and port queries, files, contexts,
+ * handles, use counts, PDs.  The rest of the object model: event.c (event
+ * files), mr.c (MRs), raw_qp.c (CQ, WQ, indirection table, QPs, vports),
+ * doorbell.c (the doorbell page mapping).  See kernel.h for the object
+ * model; every function runs with emu.lock held.
+ */
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "emulator/device/device.h"
+#include "emulator/core/emu_defs.h"
+#include "emulator/mana_emu.h"
+#include "providers/mana/gdma.h"
+#include "emulator/device/trap.h"
+#include "emulator/lib/libc.h"
+
+struct emu_device emu_dev;
+
+/* Live object counters for the test API. */
+static uint32_t obj_counts[EMU_OBJ_TYPES];
+static uint32_t ctx_count;
+uint32_t kernel_comp_channel_count;
+
+/* Live contexts; serials are never reused, so a stale trap cookie misses. */
+struct emu_ucontext *kernel_contexts;
+static uint64_t next_serial = 1;
+
+/* Doorbell page 0 belongs to the kernel's own netdev. */
+#define DB_PAGES 1024
+static bool db_used[DB_PAGES] = { [0] = true };
+
+static uint32_t next_pdn = 1;
+
+
+
+void emu_kernel_init(const struct mana_emu_options *opts)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int port;
+
+	emu_dev.opts = opts;
+	emu_dev.nports = opts->ports;
+	for (port = 1; port <= opts->ports; port++) {
+		mana_emu_port_mac(opts, port, emu_dev.ports[port - 1].mac);
+		emu_dev.ports[port - 1].netdev_up = opts->netdev_up;
+	}
+	emu_dev.node_guid = emu_mac_to_guid(emu_dev.ports[0].mac);
+	emu_dev.driver_id = opts->driver_id;
+	emu_dev.max_qp_wr = opts->max_qp_wr;
+	/* mana: one completion vector per queue pair of the adapter, <= 64 */
+	emu_dev.num_comp_vectors = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+}
+
+/* ---- udata helpers ---------------------------------------------------- */
+
+/* Driver input must be absent or all zero (ib_is_udata_in_empty). */
+int emu_udata_in_empty(const struct emu_udata *udata)
+{
+	int ret;
+
+	if (!udata->inlen)
+		return 0;
+	ret = emu_user_is_cleared(udata->inbuf, udata->inlen);
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : -EOPNOTSUPP;
+}
+
+/* Copy a driver response, truncated to what the caller provided. */
+int emu_udata_respond(const struct emu_udata *udata, const void *src,
+		      size_t len)
+{
+	size_t n = len < udata->outlen ? len : udata->outlen;
+
+	return emu_copy_to_user(udata->outbuf, src, n);
+}
+
+/* ---- query verbs --------------------------------------------------------- */
+
+void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp)
+{
+	struct ib_uverbs_query_device_resp *b = &resp->base;
+
+	memset(resp, 0, sizeof(*resp));
+	b->fw_ver = EMU_FW_VER;
+	b->node_guid = htobe64(emu_dev.node_guid);
+	b->sys_image_guid = htobe64(emu_dev.node_guid);
+	b->max_mr_size = UINT64_MAX;
+	b->page_size_cap = MANA_PAGE_SZ_CAP;
+	b->vendor_id = MANA_PCI_VENDOR_ID;
+	b->vendor_part_id = EMU_VENDOR_PART_ID;
+	b->hw_ver = EMU_HW_VER;
+	b->max_qp = MANA_MAX_QP;
+	b->max_qp_wr = emu_dev.max_qp_wr;
+	b->device_cap_flags = EMU_DEVICE_CAP_FLAGS;
+	b->max_sge = MANA_MAX_SGE;	/* min(send 30, recv 15) */
+	b->max_sge_rd = MANA_MAX_SGE;
+	b->max_cq = MANA_MAX_CQ;
+	b->max_cqe = emu_dev.max_qp_wr;
+	b->max_mr = MANA_MAX_MR;
+	b->max_pd = MANA_MAX_PD;
+	b->atomic_cap = IBV_ATOMIC_NONE;
+	b->max_ah = 0x7fffffff;
+	b->max_pkeys = 1;
+	b->local_ca_ack_delay = MANA_CA_ACK_DELAY;
+	b->phys_port_cnt = emu_dev.nports;
+	resp->device_cap_flags_ex = EMU_DEVICE_CAP_FLAGS;
+	resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+}
+
+bool emu_port_valid(unsigned int port)
+{
+	return port >= 1 && port <= emu_dev.nports;
+}
+
+/*
+ * mana_ib reports the port as up only while its netdev is running with
+ * carrier (research: mana-kernel-and-gdma.md 2.10, 4): DPDK's usual setup,
+ * the VF interface down, reads DOWN/Disabled although raw QPs work.
+ */
+void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
+{
+	bool up = emu_dev.ports[port - 1].netdev_up;
+
+	*state = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+	*phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
+}
+
+int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp)
+{
+	if (!emu_port_valid(port))
+		return -EINVAL;
+	memset(resp, 0, sizeof(*resp));
+	emu_port_state(port, &resp->state, &resp->phys_state);
+	resp->max_mtu = IBV_MTU_4096;
+	resp->active_mtu = IBV_MTU_1024;	/* netdev MTU 1500 */
+	resp->gid_tbl_len = 0;
+	resp->pkey_tbl_len = 1;
+	resp->active_width = IB_WIDTH_4X;
+	resp->active_speed = IB_SPEED_EDR;
+	resp->link_layer = IB_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+/* ---- event files ---------------------------------------------------------- */
+/* ---- objects --------------------------------------------------------------- */
+
+static int handles_grow(struct emu_ucontext *ctx)
+{
+	uint32_t n = ctx->nhandles ? ctx->nhandles * 2 : 16;
+	struct emu_obj **p = realloc(ctx->handles, n * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	memset(p + ctx->nhandles, 0, (n - ctx->nhandles) * sizeof(*p));
+	ctx->handles = p;
+	ctx->nhandles = n;
+	return 0;
+}
+
+/* Lowest free handle, like the kernel's per-file xarray. */
+static int handle_alloc(struct emu_ucontext *ctx, struct emu_obj *obj)
+{
+	uint32_t h;
+
+	for (h = 0; h < ctx->nhandles && ctx->handles[h]; h++)
+		;
+	if (h == ctx->nhandles && handles_grow(ctx))
+		return -ENOMEM;
+	ctx->handles[h] = obj;
+	obj->handle = h;
+	return 0;
+}
+
+/*
+ * Allocate and commit an object of size bytes (struct emu_obj first),
+ * taking a use reference on each of deps.
+ */
+void *obj_create(struct emu_ucontext *ctx, enum emu_obj_type type,
+		 size_t size, struct emu_obj *const *deps,
+		 unsigned int ndeps, void (*release)(struct emu_obj *))
+{
+	struct emu_obj *obj = calloc(1, size);
+	unsigned int i;
+
+	if (!obj)
+		return NULL;
+	if (ndeps) {
+		obj->deps = calloc(ndeps, sizeof(*obj->deps));
+		if (!obj->deps)
+			goto err;
+		memcpy(obj->deps, deps, ndeps * sizeof(*deps));
+	}
+	if (handle_alloc(ctx, obj))
+		goto err;
+	obj->type = type;
+	obj->ctx = ctx;
+	obj->ndeps = ndeps;
+	obj->release = release;
+	for (i = 0; i < ndeps; i++)
+		deps[i]->usecnt++;
+	obj->prev = ctx->last;
+	if (ctx->last)
+		ctx->last->next = obj;
+	else
+		ctx->first = obj;
+	ctx->last = obj;
+	obj_counts[type]++;
+	return obj;
+err:
+	free(obj->deps);
+	free(obj);
+	return NULL;
+}
+
+void obj_free(struct emu_obj *obj)
+{
+	struct emu_ucontext *ctx = obj->ctx;
+	unsigned int i;
+
+	for (i = 0; i < obj->ndeps; i++)
+		obj->deps[i]->usecnt--;
+	if (obj->prev)
+		obj->prev->next = obj->next;
+	else
+		ctx->first = obj->next;
+	if (obj->next)
+		obj->next->prev = obj->prev;
+	else
+		ctx->last = obj->prev;
+	ctx->handles[obj->handle] = NULL;
+	obj_counts[obj->type]--;
+	if (obj->release)
+		obj->release(obj);
+	free(obj->deps);
+	free(obj);
+}
+
+/* Like the uverbs core: unknown handle ENOENT, wrong type EINVAL. */
+struct emu_obj *emu_obj_lookup(struct emu_ucontext *ctx,
+			       enum emu_obj_type type, uint64_t handle,
+			       int *err)
+{
+	struct emu_obj *obj;
+
+	if (!ctx || handle >= ctx->nhandles || !ctx->handles[handle]) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	obj = ctx->handles[handle];
+	if (obj->type != type) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return obj;
+}
+
+int emu_obj_destroy(struct emu_obj *obj)
+{
+	if (obj->usecnt)
+		return -EBUSY;
+	obj_free(obj);
+	return 0;
+}
+
+/* ---- PD -------------------------------------------------------------------- */
+
+int emu_pd_alloc(struct emu_ucontext *ctx, const struct emu_udata *uhw,
+		 struct emu_pd **out)
+{
+	struct { uint32_t comp_mask, reserved; } req = {};
+	struct { uint32_t pdn, reserved; } resp = {};
+	struct emu_pd *pd;
+	int ret;
+
+	/* Newer mana_ib takes {comp_mask} (SHORT_PDN); unknown bits refused. */
+	if (uhw->inlen) {
+		size_t n = uhw->inlen < sizeof(req) ? uhw->inlen : sizeof(req);
+
+		if (emu_copy_from_user(&req, uhw->inbuf, n))
+			return -EFAULT;
+		if (uhw->inlen > sizeof(req)) {
+			ret = emu_user_is_cleared(emu_user_off(uhw->inbuf,
+								sizeof(req)),
+						  uhw->inlen - sizeof(req));
+			if (ret <= 0)
+				return ret < 0 ? ret : -EOPNOTSUPP;
+		}
+		if (req.comp_mask & ~1u)
+			return -EOPNOTSUPP;
+	}
+	pd = obj_create(ctx, EMU_OBJ_PD, sizeof(*pd), NULL, 0, NULL);
+	if (!pd)
+		return -ENOMEM;
+	pd->pdn = next_pdn++;
+	resp.pdn = pd->pdn;
+	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	if (ret) {
+		obj_free(&pd->obj);
+		return ret;
+	}
+	*out = pd;
+	return 0;
+}
+
+/* ---- MR -------------------------------------------------------------------- */
+/* ---- files and contexts ---------------------------------------------------- */
+
+struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable)
+{
+	struct emu_file *file = calloc(1, sizeof(*file));
+
+	if (!file)
+		return NULL;
+	file->fd = fd;
+	file->devnum = devnum;
+	file->writable = writable;
+	if (emu_fd_register(fd, EMU_FD_UVERBS, file)) {
+		free(file);
+		return NULL;
+	}
+	return file;
+}
+
+static int doorbell_alloc(uint32_t *index)
+{
+	uint32_t i;
+
+	for (i = 0; i < DB_PAGES; i++) {
+		if (!db_used[i]) {
+			db_used[i] = true;
+			*index = i;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+/* mana_ib_alloc_ucontext() */
+int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw)
+{
+	/* MANA_IB_UCNTX_ALLOC_PDN_SUPPORT, for providers that ask */
+	uint64_t resp_comp_mask = 1;
+	struct emu_ucontext *ctx;
+	int ret;
+
+	ret = emu_udata_in_empty(uhw);
+	if (ret)
+		return ret;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ret = doorbell_alloc(&ctx->doorbell);
+	if (ret)
+		goto err_free;
+	ret = emu_udata_respond(uhw, &resp_comp_mask, sizeof(resp_comp_mask));
+	if (ret)
+		goto err_db;
+	ctx->serial = next_serial++;
+	ctx->file = file;
+	file->ctx = ctx;
+	ctx->next = kernel_contexts;
+	kernel_contexts = ctx;
+	ctx_count++;
+	return 0;
+
+err_db:
+	db_used[ctx->doorbell] = false;
+err_free:
+	free(ctx);
+	return ret;
+}
+
+
+static void ucontext_unlink(struct emu_ucontext *ctx)
+{
+	struct emu_ucontext **pp;
+
+	for (pp = &kernel_contexts; *pp; pp = &(*pp)->next) {
+		if (*pp == ctx) {
+			*pp = ctx->next;
+			return;
+		}
+	}
+}
+
+/* Release everything the context owns, newest first, then the context. */
+void emu_ucontext_destroy(struct emu_ucontext *ctx)
+{
+	while (ctx->last)
+		obj_free(ctx->last);
+	db_used[ctx->doorbell] = false;
+	db_page_orphan(ctx);
+	ucontext_unlink(ctx);
+	ctx->file->ctx = NULL;
+	free(ctx->handles);
+	free(ctx);
+	if (!--ctx_count)
+		emu_device_idle();
+}
+
+struct emu_ucontext *emu_ucontext_find(uint64_t serial)
+{
+	struct emu_ucontext *ctx;
+
+	for (ctx = kernel_contexts; ctx; ctx = ctx->next)
+		if (ctx->serial == serial)
+			return ctx;
+	return NULL;
+}
+
+uint32_t emu_ucontext_count(void)
+{
+	return ctx_count;
+}
+
+/* close() of the uverbs fd; the caller closes the fd itself. */
+void emu_file_release(struct emu_file *file)
+{
+	if (file->ctx)
+		emu_ucontext_destroy(file->ctx);
+	event_files_detach(file);
+	emu_fd_unregister(file->fd);
+	free(file);
+}
+
+/* ---- test API -------------------------------------------------------------- */
+
+void emu_fill_counts(struct mana_emu_counts *out)
+{
+	out->contexts = ctx_count;
+	out->pds = obj_counts[EMU_OBJ_PD];
+	out->mrs = obj_counts[EMU_OBJ_MR];
+	out->cqs = obj_counts[EMU_OBJ_CQ];
+	out->wqs = obj_counts[EMU_OBJ_WQ];
+	out->qps = obj_counts[EMU_OBJ_QP];
+	out->ind_tables = obj_counts[EMU_OBJ_IND_TBL];
+	out->comp_channels = kernel_comp_channel_count;
+}

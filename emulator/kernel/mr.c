@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions: ib_check_mr_access(), the umem checks against the
+ * process's mappings and RLIMIT_MEMLOCK, and the lkey table the device
+ * reads for its SGE checks.
+ */
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "emulator/device/device.h"
+#include "emulator/core/emu_defs.h"
+#include "emulator/mana_emu.h"
+#include "providers/mana/gdma.h"
+#include "emulator/device/trap.h"
+#include "emulator/lib/libc.h"
+
+/* ib_check_mr_access(): the uverbs core's checks before the driver. */
+int emu_check_mr_access(uint32_t access)
+{
+	if (access & (IB_UVERBS_ACCESS_REMOTE_ATOMIC |
+		      IB_UVERBS_ACCESS_REMOTE_WRITE) &&
+	    !(access & IB_UVERBS_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & ~CORE_ACCESS_SUPPORTED)
+		return -EINVAL;
+	/* No on-demand paging on MANA (no IBK_ON_DEMAND_PAGING): EOPNOTSUPP. */
+	if (access & IB_UVERBS_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static bool access_writable(uint32_t access)
+{
+	return access & (IB_UVERBS_ACCESS_LOCAL_WRITE |
+			 IB_UVERBS_ACCESS_REMOTE_WRITE |
+			 IB_UVERBS_ACCESS_REMOTE_ATOMIC |
+			 IB_UVERBS_ACCESS_MW_BIND);
+}
+
+/* Every page of [start, end) must be mapped (mincore fails otherwise). */
+static int range_mapped(uintptr_t start, uintptr_t end)
+{
+	unsigned char vec[256];
+	uintptr_t p;
+
+	for (p = start; p < end; p += sizeof(vec) * EMU_PAGE_SIZE) {
+		size_t len = end - p;
+
+		if (len > sizeof(vec) * EMU_PAGE_SIZE)
+			len = sizeof(vec) * EMU_PAGE_SIZE;
+		if (mincore((void *)p, len, vec))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static char *read_self_maps(void)
+{
+	size_t cap = 65536, used = 0;
+	char *buf = malloc(cap);
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (!buf || fd < 0)
+		goto err;
+	while ((n = read(fd, buf + used, cap - used - 1)) > 0) {
+		used += n;
+		if (cap - used < 4096) {
+			char *p = realloc(buf, cap * 2);
+
+			if (!p)
+				goto err;
+			buf = p;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	buf[used] = 0;
+	return buf;
+err:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Pinning needs read access, write access when the MR is writable; a
+ * hole in [start, end) also fails.  1: cannot check (no /proc).
+ */
+static int range_permitted(uintptr_t start, uintptr_t end, bool write)
+{
+	char *maps = read_self_maps(), *line, *save = NULL;
+	uintptr_t covered = start;
+	int ret = -EFAULT;
+
+	if (!maps)
+		return 1;
+	for (line = strtok_r(maps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long lo, hi;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3)
+			continue;
+		if (hi <= covered || lo >= end)
+			continue;
+		if (lo > covered)
+			break;
+		if (perms[write ? 1 : 0] == '-')
+			break;
+		covered = hi;
+		if (covered >= end) {
+			ret = 0;
+			break;
+		}
+	}
+	free(maps);
+	return ret;
+}
+
+/* ib_umem_get(): overflow, empty range, RLIMIT_MEMLOCK, mapping. */
+int umem_check(uint64_t start, uint64_t length, bool write,
+	       uint64_t *pinned)
+{
+	uint64_t end = start + length, first, last;
+	struct rlimit rl;
+	int ret;
+
+	if (end < start || ((end + EMU_PAGE_SIZE - 1) & ~(EMU_PAGE_SIZE - 1)) < end)
+		return -EINVAL;
+	first = start & ~(EMU_PAGE_SIZE - 1);
+	last = (end + EMU_PAGE_SIZE - 1) & ~(EMU_PAGE_SIZE - 1);
+	if (last == first)
+		return -EINVAL;
+	*pinned = last - first;
+	if (geteuid() != 0 && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY &&
+	    emu_dev.pinned_bytes + *pinned > rl.rlim_cur)
+		return -ENOMEM;
+	/*
+	 * The maps first: one read answers for any length, where mincore()
+	 * walks the range a MiB at a time (terabytes of a reservation, such
+	 * as ASan's shadow, took minutes: found by fuzz_uverbs_write).
+	 */
+	ret = range_permitted(first, last, write);
+	if (ret <= 0)
+		return ret;
+	return range_mapped(first, last);
+}
+
+uint64_t pinned_span(uint64_t start, uint64_t length)
+{
+	uint64_t first = start & ~(EMU_PAGE_SIZE - 1);
+	uint64_t last = (start + length + EMU_PAGE_SIZE - 1) &
+			~(EMU_PAGE_SIZE - 1);
+
+	return last - first;
+}
+
+/* keys handed out to MRs (lkey == rkey) */
+static uint32_t next_key = 0x1000;
+
+/* lkey -> MR, for the device's SGE checks */
+#define MR_HASH_SIZE 1024
+static struct emu_mr *mr_hash[MR_HASH_SIZE];
+
+static struct emu_mr **mr_bucket(uint32_t lkey)
+{
+	return &mr_hash[lkey % MR_HASH_SIZE];
+}
+
+struct emu_mr *emu_mr_find(uint32_t lkey)
+{
+	struct emu_mr *mr;
+
+	for (mr = *mr_bucket(lkey); mr; mr = mr->hash_next)
+		if (mr->lkey == lkey)
+			return mr;
+	return NULL;
+}
+
+static void mr_release(struct emu_obj *obj)
+{
+	struct emu_mr *mr = (struct emu_mr *)obj, **pp;
+
+	for (pp = mr_bucket(mr->lkey); *pp; pp = &(*pp)->hash_next) {
+		if (*pp == mr) {
+			*pp = mr->hash_next;
+			break;
+		}
+	}
+	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
+}
+
+int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
+	       const struct emu_udata *uhw, struct emu_mr **out)
+{
+	struct emu_obj *dep = &pd->obj;
+	uint32_t access = req->access & ~IB_UVERBS_ACCESS_OPTIONAL_RANGE;
+	uint64_t pinned;
+	struct emu_mr *mr;
+	int ret;
+
+	/* mana_ib_reg_user_mr: only the access bits the hardware knows */
+	if (access & ~MANA_MR_VALID_ACCESS)
+		return -EINVAL;
+	ret = umem_check(req->start, req->length, access_writable(access),
+			 &pinned);
+	if (ret)
+		return ret;
+	mr = obj_create(pd->obj.ctx, EMU_OBJ_MR, sizeof(*mr), &dep, 1,
+			mr_release);
+	if (!mr)
+		return -ENOMEM;
+	emu_dev.pinned_bytes += pinned;
+	mr->start = req->start;
+	mr->length = req->length;
+	mr->iova = req->iova;
+	mr->access = req->access;
+	/* GDMA hands out one key per MR; lkey == rkey. */
+	mr->lkey = mr->rkey = next_key++;
+	mr->hash_next = *mr_bucket(mr->lkey);
+	*mr_bucket(mr->lkey) = mr;
+	*out = mr;
+	return 0;
+}
