@@ -43,10 +43,6 @@
 #include "interpose.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
-int __open_2(const char *path, int flags);
-int __open64_2(const char *path, int flags);
-int __openat_2(int dirfd, const char *path, int flags);
-int __openat64_2(int dirfd, const char *path, int flags);
 ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
 		       int flags, __SOCKADDR_ARG addr, socklen_t *alen);

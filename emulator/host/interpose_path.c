@@ -9,33 +9,20 @@
 #undef _FORTIFY_SOURCE	/* we define the functions fortify wraps */
 #endif
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <linux/netlink.h>
 
 #include "emulator/core/emu.h"
 #include "emulator/core/emu_defs.h"
 #include "emulator/kernel/kernel.h"
-#include "emulator/kernel/netlink.h"
-#include "exit_signal.h"
-#include "emulator/device/trap.h"
-#include "emulator/kernel/uverbs.h"
 #include "emulator/lib/libc.h"
 
 #include "interpose.h"
@@ -45,10 +32,6 @@ int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
-ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
-ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
-		       int flags, __SOCKADDR_ARG addr, socklen_t *alen);
-int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
 
 /* ---- the char device: /dev/infiniband/uverbsN ----------------------------- */
 
