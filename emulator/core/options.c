@@ -377,20 +377,28 @@ static int format_fault(const struct mana_emu_options *opts, char *buf,
 	return used;
 }
 
-static int parse_rx_hold(struct mana_emu_options *opts, const char *val,
-			 char *err, size_t errlen)
+static int parse_uint(const char *val, unsigned long min, unsigned long max,
+		      unsigned int *out)
 {
 	unsigned long v;
 	char *end;
 
+	/* Decimal digits only: no sign, no blanks, no base prefix. */
 	if (!isdigit((unsigned char)val[0]))
-		return PARSE_ERR_GENERIC;
+		return -1;
 	errno = 0;
 	v = strtoul(val, &end, 10);
-	if (errno || *end || v > MANA_EMU_RX_HOLD_MAX)
-		return PARSE_ERR_GENERIC;
-	opts->rx_hold = v;
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
 	return 0;
+}
+
+static int parse_rx_hold(struct mana_emu_options *opts, const char *val,
+			 char *err, size_t errlen)
+{
+	return parse_uint(val, 0, MANA_EMU_RX_HOLD_MAX, &opts->rx_hold) ?
+	       PARSE_ERR_GENERIC : 0;
 }
 
 /* Only when changed: the default normalised string stays short. */
@@ -493,17 +501,8 @@ static int format_hugepages(const struct mana_emu_options *opts, char *buf,
 static int parse_hugepages(struct mana_emu_options *opts, const char *val,
 			   char *err, size_t errlen)
 {
-	unsigned long v;
-	char *end;
-
-	if (!isdigit((unsigned char)val[0]))
-		return PARSE_ERR_GENERIC;
-	errno = 0;
-	v = strtoul(val, &end, 10);
-	if (errno || *end || v > 1048576)
-		return PARSE_ERR_GENERIC;
-	opts->hugepages = v;
-	return 0;
+	return parse_uint(val, 0, 1048576, &opts->hugepages) ?
+	       PARSE_ERR_GENERIC : 0;
 }
 
 static int parse_rss_hash(struct mana_emu_options *opts, const char *val,
@@ -637,23 +636,6 @@ static unsigned int *uint_field(struct mana_emu_options *opts,
 static char *path_field(struct mana_emu_options *opts, const struct opt_def *def)
 {
 	return (char *)opts + def->offset;
-}
-
-static int parse_uint(const char *val, unsigned long min, unsigned long max,
-		      unsigned int *out)
-{
-	unsigned long v;
-	char *end;
-
-	/* Decimal digits only: no sign, no blanks, no base prefix. */
-	if (!isdigit((unsigned char)val[0]))
-		return -1;
-	errno = 0;
-	v = strtoul(val, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static void describe_expected(const struct opt_def *def, char *buf,
