@@ -93,6 +93,28 @@ struct mana_ib_create_qp_rss_resp {
 	struct rss_resp_entry entries[MANA_IB_RSS_MAX_ENTRIES];
 };
 
+/*
+ * RC queue pair (RNIC device): four user queues, in this order in both the
+ * command and the response.  qp_num is the id of the receive-responder
+ * queue; the low two bits of every queue id are its subtype.
+ */
+enum mana_ib_rc_user_queue {
+	MANA_RC_SEND_QUEUE_REQUESTER = 0,
+	MANA_RC_SEND_QUEUE_RESPONDER = 1,
+	MANA_RC_RECV_QUEUE_REQUESTER = 2,
+	MANA_RC_RECV_QUEUE_RESPONDER = 3,
+	MANA_RC_QUEUE_COUNT = 4,
+};
+
+struct mana_ib_create_rc_qp {
+	__aligned_u64 queue_buf[MANA_RC_QUEUE_COUNT];
+	__u32 queue_size[MANA_RC_QUEUE_COUNT];
+};
+
+struct mana_ib_create_rc_qp_resp {
+	__u32 queue_id[MANA_RC_QUEUE_COUNT];
+};
+
 #define MANA_ABI_ASSERT(cond) _Static_assert(cond, #cond)
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_cq) == 16);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_cq_resp) == 8);
@@ -106,6 +128,9 @@ MANA_ABI_ASSERT(offsetof(struct mana_ib_create_qp_rss, rx_hash_key_len) == 16);
 MANA_ABI_ASSERT(offsetof(struct mana_ib_create_qp_rss, rx_hash_key) == 20);
 MANA_ABI_ASSERT(offsetof(struct mana_ib_create_qp_rss, port) == 60);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_qp_rss_resp) == 520);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp) == 48);
+MANA_ABI_ASSERT(offsetof(struct mana_ib_create_rc_qp, queue_size) == 32);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp_resp) == 16);
 #undef MANA_ABI_ASSERT
 
 #endif /* MANA_ABI_USER_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The RoCE GID table of each port, derived from the VM's addresses as the
+ * kernel's GID cache derives it from the netdev: index 0 is the IPv6
+ * link-local address made from the port's MAC (EUI-64), then one entry per
+ * --ip address of the port in the order given (IPv4 as ::ffff:a.b.c.d).
+ * Every entry is RoCE v2 (MANA encapsulates in UDP only).  One table for
+ * sysfs, the GID ioctls, rtnetlink addresses and the device's ARP/ND
+ * answers, so every view agrees.
+ */
+#ifndef MANA_EMU_GID_H
+#define MANA_EMU_GID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define EMU_GID_TBL_LEN 16	/* gid_tbl_len of the RNIC port */
+
+/* Entries in use on @port (1-based): 1 + its --ip addresses. */
+unsigned int emu_gid_count(const struct mana_emu_options *o, unsigned int port);
+
+/* GID @index of @port: 0, or -EINVAL (bad port) / -ENODATA (empty slot). */
+int emu_gid_get(const struct mana_emu_options *o, unsigned int port,
+		unsigned int index, uint8_t gid[16]);
+
+/* Does @port own this address (a GID, IPv4 mapped)? For ARP/ND answers. */
+bool emu_gid_port_owns(const struct mana_emu_options *o, unsigned int port,
+		       const uint8_t gid[16]);
+
+/* Is the GID an IPv4-mapped address (::ffff:a.b.c.d)? */
+static inline bool emu_gid_is_v4(const uint8_t gid[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	for (unsigned int i = 0; i < 12; i++)
+		if (gid[i] != prefix[i])
+			return false;
+	return true;
+}
+
+#endif /* MANA_EMU_GID_H */
