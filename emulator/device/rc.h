@@ -92,8 +92,9 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
  * Apply a validated modify.  Moving to RTR resolves the destination MAC
  * of dgid on the port's wire (may drop and retake emu.lock while it
  * waits); 0 or -errno (-EHOSTUNREACH when nobody answers).  Moving to ERR
- * flushes every outstanding WQE with a flush error CQE; RESET forgets
- * the queues' contents as the hardware does.
+ * stops both directions and writes no more CQEs for the QP (the provider
+ * flushes its outstanding work requests itself, as rdma-core's does);
+ * RESET forgets the queues' contents as the hardware does.
  */
 int emu_rc_qp_hw_modify(struct emu_rc_qp_hw *hw, const struct emu_rc_attr *attr,
 			uint32_t mask);
