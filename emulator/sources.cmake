@@ -15,7 +15,10 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
+	${MANA_EMU_DIR}/kernel/uverbs_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
+	${MANA_EMU_DIR}/kernel/uverbs_methods.c
+	${MANA_EMU_DIR}/kernel/uverbs_qp_methods.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/trap.c
