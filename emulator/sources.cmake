@@ -30,7 +30,8 @@ set(MANA_EMU_CORE_SOURCES
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_LIBC_SOURCES})
-set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
+set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
+	${MANA_EMU_DIR}/core/option_values.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c
