@@ -108,10 +108,12 @@ struct emu_method_table {
 	size_t n;
 };
 
-#define METHOD_TABLE(_methods) { .methods = _methods, .n = ARRAY_SIZE(_methods) }
+#define METHOD_TABLE(_methods)                                                 \
+	{ .methods = _methods, .n = ARRAY_SIZE(_methods) }
 
-extern const struct emu_method_table uverbs_device_methods;	/* uverbs_methods.c */
-extern const struct emu_method_table uverbs_qp_methods;	/* uverbs_qp_methods.c */
+/* uverbs_methods.c, uverbs_qp_methods.c */
+extern const struct emu_method_table uverbs_device_methods;
+extern const struct emu_method_table uverbs_qp_methods;
 
 /* The attribute @id if the call has it, else NULL. */
 struct emu_attr *call_attr(struct emu_call *c, unsigned int id);
