@@ -22,6 +22,7 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/trap.c
+	${MANA_EMU_DIR}/device/trap_queue.c
 	${MANA_EMU_DIR}/device/x86_store.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
 # Wire backends and pcap capture; the option parser; the sysfs generator.
