@@ -263,7 +263,7 @@ void trap_set_fatal_hook(void (*fn)(void))
 	fatal_hook = fn;
 }
 
-/* Fault-safe copies (emu.c): a fault at a known RIP resumes elsewhere. */
+/* Fault-safe copies (core/user_copy.c): a fault at a known RIP resumes. */
 static uintptr_t (*_Atomic fixup_hook)(uintptr_t rip);
 
 void trap_set_fixup_hook(uintptr_t (*fn)(uintptr_t rip))
