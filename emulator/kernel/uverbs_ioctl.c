@@ -141,6 +141,7 @@ static void call_fill_udata(struct emu_call *c, struct emu_udata *u,
 		   out ? (void *)out->ptr : NULL, out ? out->len : 0);
 }
 
+/* The generic DESTROY method: the object of attribute 0. */
 int m_destroy(struct emu_call *c)
 {
 	return emu_obj_destroy(call_attr(c, 0)->obj);
@@ -173,8 +174,7 @@ int call_copy_from_or_zero(struct emu_call *c, unsigned int id,
 }
 
 /* The new object's handle goes back in the IDR attribute's data. */
-int call_set_handle(struct emu_call *c, unsigned int id,
-		    uint64_t handle)
+int call_set_handle(struct emu_call *c, unsigned int id, uint64_t handle)
 {
 	struct emu_attr *a = call_attr(c, id);
 
@@ -211,6 +211,7 @@ static int m_invoke_write(struct emu_call *c)
 	ret = fault_cmd(cmd->name);
 	return ret ? ret : cmd->handler(&c->b);
 }
+
 static const struct emu_attr_spec invoke_write_specs[] = {
 	A_PTR_IN(UVERBS_ATTR_CORE_IN, sizeof(uint32_t), UINT16_MAX, false),
 	A_PTR_OUT(UVERBS_ATTR_CORE_OUT, 0, UINT16_MAX, false),
