@@ -17,12 +17,25 @@ The few known upward includes are listed in KNOWN with the reason; they
 are left out of both checks and printed on every run, and a KNOWN entry
 that no longer occurs is an error (so the list only shrinks).
 
-Usage: check_includes.py [--root DIR] [--self-test] [TREE...]
+With --objects, the same layers at link level instead (lint.link_graph):
+nm reads the emulator's object files, and an object may not reference a
+symbol that only objects of higher layers define -- what an include check
+cannot see: a function declared in a low header but defined up in host/,
+or a libc name (write, close, ...) that inside libmana-emu.so binds to
+host/'s interposer.  A KNOWN include exception also allows its file's
+object the symbols of the included file's layer; LINK_KNOWN lists the
+other exceptions, with the same rules (printed, and an error once gone).
+
+Usage: check_includes.py [--root DIR] [--self-test [--cc CC] [--nm NM]]
+                         [TREE...]
+       check_includes.py [--root DIR] --build-root DIR [--nm NM]
+                         --objects OBJ[;OBJ...]...
 """
 import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -40,6 +53,14 @@ KNOWN = {
         "the device reads the kernel's object tables (vports, MRs, "
         "contexts) and posts completion events; goes when device.c is "
         "split behind a device-owned interface (after the speed rewrite)",
+}
+
+# (object's source, layer it may reach up to): why, and when it goes.
+LINK_KNOWN = {
+    ("emulator/device/device.c", "host"):
+        "the device's own fds (wake fd poll/read, the statistics file's "
+        "open/write/close) and its sigaction go through the interposers "
+        "instead of lib/libc.c; goes with the device rewrite",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -182,6 +203,162 @@ def check(root, trees, out=sys.stdout):
     return not errors
 
 
+def object_source(build_root, obj):
+    """Source of a CMake object file, relative to the source root.
+
+    CMake puts the object of SRC (relative to the target's source folder
+    REL) at BUILD/REL/CMakeFiles/TARGET.dir/SRC.o, with ".." spelled "__".
+    """
+    rel = os.path.relpath(os.path.abspath(obj), os.path.abspath(build_root))
+    parts = rel.split(os.sep)
+    try:
+        i = parts.index("CMakeFiles")
+    except ValueError:
+        return None
+    if i + 2 >= len(parts) or not parts[i + 1].endswith(".dir"):
+        return None
+    src = parts[:i] + [".." if p == "__" else p for p in parts[i + 2:]]
+    path = os.path.normpath(os.path.join(*src))
+    return path[:-2] if path.endswith(".o") else path
+
+
+def symbols(nm, obj):
+    """(defined, undefined) external symbols of an object file."""
+    out = subprocess.run([nm, "-P", "-g", obj], check=True,
+                         capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        (undefined if f[1] in ("U", "w", "v") else defined).add(f[0])
+    return defined, undefined
+
+
+def link_allowed(src, layer):
+    """Exceptions that let src's object reach up to layer."""
+    if (src, layer) in LINK_KNOWN:
+        return (src, layer)
+    for (a, b) in KNOWN:
+        if a == src and emu_layer(b) is not None and \
+                emu_layer(b) >= 0 and LAYERS[emu_layer(b)] == layer:
+            return (a, b)
+    return None
+
+
+def check_links(build_root, objects, nm="nm", out=sys.stdout):
+    errors, used = [], set()
+    objs = {}
+    for o in sorted(set(objects)):
+        src = object_source(build_root, o)
+        if src is None:
+            errors.append("%s: not a CMake object file under %s" %
+                          (o, build_root))
+            continue
+        objs[src] = symbols(nm, o)
+    definers = {}
+    for src, (defined, _) in objs.items():
+        for sym in defined:
+            definers.setdefault(sym, set()).add(src)
+    counts, refs = {}, 0
+    for src, (_, undefined) in sorted(objs.items()):
+        a = emu_layer(src)
+        if a is None or a < 0:
+            continue
+        for sym in sorted(undefined):
+            where = [d for d in definers.get(sym, ()) if d != src]
+            if not where:
+                continue	# libc, or nothing we build
+            layers = [emu_layer(d) for d in where]
+            refs += 1
+            low = min(99 if b is None or b < 0 else b for b in layers)
+            if None in layers or -1 in layers:
+                continue	# also defined outside the layers: not upward
+            key = (LAYERS[a], LAYERS[low])
+            counts[key] = counts.get(key, 0) + 1
+            if low <= a:
+                continue
+            exc = link_allowed(src, LAYERS[low])
+            if exc:
+                used.add(exc)
+                continue
+            errors.append("%s references %s, defined only in %s (%s layer; "
+                          "layers, low to high: %s)" %
+                          (src, sym, ", ".join(sorted(where)), LAYERS[low],
+                           " -> ".join(LAYERS)))
+    for k in sorted(LINK_KNOWN):
+        if k not in used:
+            errors.append("LINK_KNOWN lists %s -> %s, which no longer "
+                          "occurs: remove it" % k)
+    print("link graph: %d object files, %d references between them" %
+          (len(objs), refs), file=out)
+    print("emulator references by layer (from -> to):", file=out)
+    for (a, b), n in sorted(counts.items()):
+        print("  %-6s -> %-6s %3d" % (a, b, n), file=out)
+    for k in sorted(used):
+        why = LINK_KNOWN.get(k) or KNOWN.get(k)
+        print("known: %s -> %s: %s" % (k[0], k[1], why), file=out)
+    for e in errors:
+        print("ERROR: " + e, file=out)
+    print("link check: %s" % ("FAILED" if errors else "ok"), file=out)
+    return not errors
+
+
+def self_test_links(cc, nm):
+    """The link check must fail on a reference up the layers."""
+    cases = {
+        "kernel calls into host": {
+            "emulator/kernel/k.c": "void h(void);\nvoid k(void) { h(); }\n",
+            "emulator/host/h.c": "void h(void) {}\n",
+        },
+        "wire calls an interposed libc name": {
+            "emulator/wire/w.c": "int close(int);\n"
+                                 "int w(void) { return close(0); }\n",
+            "emulator/host/i.c": "int close(int fd) { return fd; }\n",
+        },
+    }
+    good = {
+        "emulator/host/h.c": "void k(void);\nvoid h(void) { k(); }\n",
+        "emulator/kernel/k.c": "void l(void);\nvoid k(void) { l(); }\n",
+        "emulator/lib/l.c": "int close(int);\n"
+                            "void l(void) { close(0); }\n",
+        "providers/mana/p.c": "void p(void) {}\n",
+        "emulator/device/d.c": "void p(void);\nvoid d(void) { p(); }\n",
+    }
+    ok = True
+    for name, files in list(cases.items()) + [("clean objects", good)]:
+        d = tempfile.mkdtemp(prefix="check_links.")
+        try:
+            objects = []
+            for p, text in files.items():
+                c = os.path.join(d, "src", p)
+                os.makedirs(os.path.dirname(c), exist_ok=True)
+                with open(c, "w") as f:
+                    f.write(text)
+                # as CMake lays it out for a target in emulator/
+                rel = os.path.relpath(p, "emulator").replace("..", "__")
+                o = os.path.join(d, "build", "emulator", "CMakeFiles",
+                                 "t.dir", rel + ".o")
+                os.makedirs(os.path.dirname(o), exist_ok=True)
+                subprocess.run([cc, "-c", "-o", o, c], check=True)
+                objects.append(o)
+            sink = open(os.devnull, "w")
+            saved = dict(LINK_KNOWN)
+            LINK_KNOWN.clear()
+            passed = check_links(os.path.join(d, "build"), objects, nm, sink)
+            LINK_KNOWN.update(saved)
+            sink.close()
+        finally:
+            shutil.rmtree(d)
+        want = name == "clean objects"
+        print("self-test %-36s %s (%s)" % (name, "passes" if passed
+                                            else "fails",
+                                            "right" if passed == want
+                                            else "WRONG"))
+        ok &= passed == want
+    return ok
+
+
 def self_test():
     """The check must fail on a circle and on an upward include."""
     cases = {
@@ -234,10 +411,22 @@ def main():
     ap.add_argument("--root", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), ".."))
     ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--cc", default="cc",
+                    help="C compiler for the link check's self-test")
+    ap.add_argument("--nm", default="nm")
+    ap.add_argument("--build-root", help="CMake build tree (--objects)")
+    ap.add_argument("--objects", nargs="+",
+                    help="object files for the link check (';' lists too)")
     ap.add_argument("trees", nargs="*", default=TREES)
     args = ap.parse_args()
     if args.self_test:
-        return 0 if self_test() else 1
+        ok = self_test()
+        return 0 if self_test_links(args.cc, args.nm) and ok else 1
+    if args.objects:
+        if not args.build_root:
+            ap.error("--objects needs --build-root")
+        objects = [o for a in args.objects for o in a.split(";") if o]
+        return 0 if check_links(args.build_root, objects, args.nm) else 1
     return 0 if check(os.path.abspath(args.root), args.trees) else 1
 
 

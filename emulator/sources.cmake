@@ -5,7 +5,7 @@
 # functions.  One list for both.  Layers: README.md "Architecture".
 set(MANA_EMU_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(MANA_EMU_CORE_SOURCES
-	${MANA_EMU_DIR}/host/emu.c
+	${MANA_EMU_DIR}/host/init.c
 	${MANA_EMU_DIR}/host/exit_signal.c
 	${MANA_EMU_DIR}/kernel/doorbell.c
 	${MANA_EMU_DIR}/kernel/event.c
@@ -15,19 +15,27 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
+	${MANA_EMU_DIR}/kernel/uverbs_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
+	${MANA_EMU_DIR}/kernel/uverbs_methods.c
+	${MANA_EMU_DIR}/kernel/uverbs_qp_methods.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/trap.c
+	${MANA_EMU_DIR}/device/trap_queue.c
 	${MANA_EMU_DIR}/device/x86_store.c
+	${MANA_EMU_DIR}/core/emu.c
+	${MANA_EMU_DIR}/core/user_copy.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
 # Wire backends and pcap capture; the option parser; the sysfs generator.
-# The real libc calls (lib/libc.c) come with them: the wires are its lowest
-# user, and everything that links the emulator links the wires.
+# The leaves (lib/libc.c: the real libc calls, lib/log.c: log lines) come
+# with them: the wires are their lowest user, and everything that links
+# the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
-	${MANA_EMU_LIBC_SOURCES})
-set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
+	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c)
+set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
+	${MANA_EMU_DIR}/core/option_values.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c

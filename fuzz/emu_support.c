@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/host/init.h"
 #include "fuzz_emu.h"
 
 /*

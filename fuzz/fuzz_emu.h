@@ -2,9 +2,10 @@
 /*
  * What the emulator harnesses share: the emulated kernel linked into the
  * fuzzer without its libc interposers, and a "user arena" standing for the
- * application's memory.  Only the arena is user memory (emu.c checks every
- * copy against it in MANA_EMU_FUZZ builds), so a fuzzed pointer either
- * lands in the arena or gets EFAULT, never in the fuzzer's own heap.
+ * application's memory.  Only the arena is user memory (core/user_copy.c
+ * checks every copy against it in MANA_EMU_FUZZ builds), so a fuzzed
+ * pointer either lands in the arena or gets EFAULT, never in the fuzzer's
+ * own heap.
  */
 #ifndef MANA_FUZZ_EMU_H
 #define MANA_FUZZ_EMU_H

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "emulator/lib/log.h"
 #include "options.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -39,21 +40,6 @@ struct emu_state {
 };
 
 extern struct emu_state emu;
-
-/* Make sure the constructor work (options, sysfs, device) has run. */
-void emu_init(void);
-
-/*
- * emu_init() has completed.  Interposers that other libraries'
- * constructors may call before ours (and, in a sanitizer build, before
- * the ASan runtime has initialised: interpose.c is not instrumented, the
- * rest is) pass straight through to libc until then.
- */
-extern bool emu_started;
-static inline bool emu_ready(void)
-{
-	return __atomic_load_n(&emu_started, __ATOMIC_ACQUIRE);
-}
 
 /* fd table */
 static inline enum emu_fd_kind emu_fd_kind(int fd)
@@ -90,6 +76,15 @@ size_t emu_copy_user_one(void *local, void *remote, size_t len, bool to_user);
 /* Totals of emu_copy_user_iov(): system calls made, bad addresses met. */
 void emu_user_copy_counters(uint64_t *syscalls, uint64_t *faults);
 /*
+ * Start-up, and again in a forked child: our pid (for process_vm_*v) and
+ * who tells whether the SIGSEGV handler that resumes a faulting direct
+ * copy at emu_user_copy_fixup(rip) is installed; until @fixup_ready says
+ * so, copies take the system call.
+ */
+void emu_user_copy_init(bool (*fixup_ready)(void));
+/* Where a copy that faulted at @rip resumes, or 0 if @rip is not ours. */
+uintptr_t emu_user_copy_fixup(uintptr_t rip);
+/*
  * The user address @off bytes past @p, as integer arithmetic the way the
  * kernel treats __user pointers: an application may pass NULL with a
  * length, and NULL + n is undefined in C (the copy then gives EFAULT).
@@ -102,18 +97,16 @@ int emu_clear_user(void *dst, size_t len);
 /* true if all len bytes at src are zero; -EFAULT when unreadable */
 int emu_user_is_cleared(const void *src, size_t len);
 
-/* --verbose logging ("mana-emu: " prefix, newline added) */
-void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --verbose logging: emu_log() (lib/log.h) when this is true */
 #define emu_verbose() (emu.opts.verbose)
-const char *emu_errname(int err);	/* "ENOSPC" for 28 or -28, "0" */
 
-/* Our SIG_DFL stand-ins for the terminating signals (exit_signal.c). */
-void emu_exit_signals_setup(void);
 /*
  * Tell the launcher something went wrong that must fail the run
  * (@code 'S': the statistics file could not be written).  Async-signal
- * safe; nothing without the launcher.
+ * safe; nothing without the launcher.  emu_report_init() reads the pipe
+ * the launcher gave (MANA_EMU_REPORT_FD), at start-up.
  */
+void emu_report_init(void);
 void emu_report_failure(char code);
 
 #endif /* MANA_EMU_EMU_H */

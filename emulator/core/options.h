@@ -151,4 +151,45 @@ void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,
 const char *mana_emu_port_backend(const struct mana_emu_options *opts,
 				  unsigned int port);
 
+/*
+ * ---- internal to the parser: options.c (the table) and option_values.c
+ * (the typed values its rows name) -----------------------------------------
+ * Parsers return 0, PARSE_ERR_GENERIC (the table writes the generic
+ * message) or PARSE_ERR_SET (the parser wrote its own message in err).
+ * format: the value alone; format_words: whole "--name=value" words, or
+ * nothing when the value is the default.  Both return the length, like
+ * snprintf.
+ */
+#define PARSE_ERR_GENERIC (-1)
+#define PARSE_ERR_SET (-2)	/* the parser wrote its own message */
+
+/* Helpers of the table itself. */
+/* Decimal digits only, in [min, max]: 0, or -1. */
+int opt_parse_uint(const char *val, unsigned long min, unsigned long max,
+		   unsigned int *out);
+/* A string value into a field of @size bytes (0 or PARSE_ERR_SET). */
+int opt_copy_value(char *dst, size_t size, const char *val, const char *name,
+		   char *err, size_t errlen);
+/* Append "--name=value", quoting the value when it has blanks or quotes. */
+void opt_word_append(char *buf, size_t len, size_t *used, const char *name,
+		     const char *val);
+/* An output file (--pcap, --stats) must be creatable now. */
+int opt_check_out_path(const char *path, const char *name, char *err,
+		       size_t errlen);
+
+/* The custom options' values: a parser and a formatter each. */
+#define OPT_VALUE(_name)                                                       \
+	int opt_parse_##_name(struct mana_emu_options *opts, const char *val,  \
+			      char *err, size_t errlen);                       \
+	int opt_format_##_name(const struct mana_emu_options *opts, char *buf, \
+			       size_t len)
+OPT_VALUE(mac);
+OPT_VALUE(backend);
+OPT_VALUE(fault);
+OPT_VALUE(rx_hold);
+OPT_VALUE(no_module);
+OPT_VALUE(uverbs_mode);
+OPT_VALUE(hugepages);
+OPT_VALUE(rss_hash);
+
 #endif /* MANA_EMU_OPTIONS_H */

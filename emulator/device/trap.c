@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Doorbell trap: write-protected doorbell pages, a SIGSEGV handler that
- * emulates each store, and the event queue to the device thread.  See
- * trap.h for the contract and the ASan/valgrind requirements.
+ * Doorbell trap: write-protected doorbell pages and the SIGSEGV handler
+ * that emulates each store (decoded by x86_store.c) and hands it to the
+ * queue to the device thread (trap_queue.c); also the fixups of
+ * fault-safe copies, chaining to the previous handler and the self-test.
+ * See trap.h for the contract and the ASan/valgrind requirements.
  *
  * Everything the handler touches is lock-free: a fixed page table read
- * with atomics, a bounded MPSC ring of sequence-numbered cells (Vyukov;
- * producers take tickets with one fetch-add, which is also the global
- * order of the stores) and raw system calls, because the emulator
+ * with atomics, the queue, and raw system calls, because the emulator
  * interposes write/read/mmap/close/poll and we must not re-enter it.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -30,7 +27,6 @@
 #include "x86_store.h"
 
 #define PAGE_MASK	((uintptr_t)TRAP_PAGE_SIZE - 1)
-#define RING_MASK	((uint64_t)TRAP_RING_SIZE - 1)
 #define SLOT_BUSY	((uintptr_t)1)	/* page slot being set up */
 
 /* The kernel's struct sigaction, for raw rt_sigaction calls. */
@@ -46,15 +42,6 @@ struct trap_page {
 	_Atomic(void *) cookie;
 };
 
-struct trap_cell {
-	_Atomic uint64_t seq;		/* == ticket: free; ticket + 1: full */
-	void *cookie;
-	uint32_t offset;
-	uint32_t width;
-	uint64_t value;
-};
-
-typedef void (*trap_sync_fn)(const struct trap_event *ev);
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 enum { XMM_FROM_FPREGS, XMM_FROM_ENTRY };
@@ -66,14 +53,6 @@ static sigaction_fn real_sigaction;
 static struct trap_page pages[TRAP_MAX_PAGES];
 static _Atomic unsigned int pages_hwm;	/* slots ever used: lookup bound */
 
-static struct trap_cell *ring;
-static _Atomic uint64_t ring_tail;	/* next ticket */
-static uint64_t ring_head;		/* consumer only */
-static _Atomic int consumer_sleeping;
-static int event_fd = -1;
-
-static _Atomic(trap_sync_fn) sync_fn;
-static _Atomic uint64_t sync_seq;
 static _Atomic int xmm_source;
 
 /*
@@ -240,131 +219,6 @@ void trap_page_free(void *page)
 	sys_munmap(page, TRAP_PAGE_SIZE);
 }
 
-/* ---- event queue ----------------------------------------------------------- */
-
-static void wake_consumer(void)
-{
-	static const uint64_t one = 1;
-
-	if (atomic_exchange(&consumer_sleeping, 0))
-		sys_write(event_fd, &one, sizeof(one));
-}
-
-static void ring_push(const struct trap_event *ev)
-{
-	uint64_t pos = atomic_fetch_add_explicit(&ring_tail, 1,
-						 memory_order_relaxed);
-	struct trap_cell *c = &ring[pos & RING_MASK];
-
-	/* full: the cell still holds the event of the previous lap */
-	while (atomic_load_explicit(&c->seq, memory_order_acquire) != pos) {
-		wake_consumer();
-		syscall(SYS_sched_yield);
-	}
-	c->cookie = ev->cookie;
-	c->offset = ev->offset;
-	c->width = ev->width;
-	c->value = ev->value;
-	atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
-	/* pairs with the fence in trap_event_arm(): one of us sees the other */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&consumer_sleeping, memory_order_relaxed))
-		wake_consumer();
-}
-
-static bool ring_ready(void)
-{
-	struct trap_cell *c = &ring[ring_head & RING_MASK];
-
-	return atomic_load_explicit(&c->seq, memory_order_acquire) ==
-	       ring_head + 1;
-}
-
-int trap_event_pop(struct trap_event *ev)
-{
-	struct trap_cell *c;
-
-	if (!ring || !ring_ready())
-		return -EAGAIN;
-	c = &ring[ring_head & RING_MASK];
-	ev->cookie = c->cookie;
-	ev->offset = c->offset;
-	ev->width = c->width;
-	ev->value = c->value;
-	ev->seq = ring_head;
-	atomic_store_explicit(&c->seq, ring_head + TRAP_RING_SIZE,
-			      memory_order_release);
-	ring_head++;
-	return 0;
-}
-
-int trap_event_fd(void)
-{
-	return event_fd;
-}
-
-int trap_event_arm(void)
-{
-	if (!ring)
-		return -EAGAIN;
-	atomic_store(&consumer_sleeping, 1);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (ring_ready()) {
-		atomic_store(&consumer_sleeping, 0);
-		return -EAGAIN;
-	}
-	return 0;
-}
-
-void trap_event_disarm(void)
-{
-	uint64_t count;
-
-	atomic_store(&consumer_sleeping, 0);
-	syscall(SYS_read, event_fd, &count, sizeof(count));
-}
-
-int trap_event_wait(int timeout_ms)
-{
-	struct pollfd pfd = { .fd = event_fd, .events = POLLIN };
-	struct timespec ts, *tsp = NULL;
-	long ret;
-	int err;
-
-	if (trap_event_arm())
-		return 0;
-	if (timeout_ms >= 0) {
-		ts.tv_sec = timeout_ms / 1000;
-		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
-		tsp = &ts;
-	}
-	ret = syscall(SYS_ppoll, &pfd, 1, tsp, NULL, 0);
-	err = errno;
-	trap_event_disarm();
-	if (ret < 0)
-		return -err;
-	if (ret == 0 && !ring_ready())
-		return -ETIMEDOUT;
-	return 0;
-}
-
-void trap_set_sync_handler(void (*fn)(const struct trap_event *ev))
-{
-	atomic_store(&sync_fn, fn);
-}
-
-static void deliver(struct trap_event *ev)
-{
-	trap_sync_fn fn = atomic_load_explicit(&sync_fn, memory_order_acquire);
-
-	if (fn) {
-		ev->seq = atomic_fetch_add(&sync_seq, 1);
-		fn(ev);
-		return;
-	}
-	ring_push(ev);
-}
-
 /* ---- chaining to the previous handler ------------------------------------- */
 
 static const struct sigaction *prev_get(void)
@@ -409,7 +263,7 @@ void trap_set_fatal_hook(void (*fn)(void))
 	fatal_hook = fn;
 }
 
-/* Fault-safe copies (emu.c): a fault at a known RIP resumes elsewhere. */
+/* Fault-safe copies (core/user_copy.c): a fault at a known RIP resumes. */
 static uintptr_t (*_Atomic fixup_hook)(uintptr_t rip);
 
 void trap_set_fixup_hook(uintptr_t (*fn)(uintptr_t rip))
@@ -575,7 +429,7 @@ static void trap_store(void *cookie, uintptr_t addr, ucontext_t *uc,
 	ev.offset = addr & PAGE_MASK;
 	ev.width = st.width;
 	ev.value = st.value;
-	deliver(&ev);
+	trap_queue_deliver(&ev);
 	uc->uc_mcontext.gregs[REG_RIP] += st.len;
 }
 
@@ -777,38 +631,13 @@ static int selftest(void)
 
 /* ---- setup ----------------------------------------------------------------- */
 
-static int ring_create(void)
-{
-	size_t len = TRAP_RING_SIZE * sizeof(struct trap_cell);
-	uint64_t i;
-
-	ring = sys_mmap(len, PROT_READ | PROT_WRITE);
-	if (ring == MAP_FAILED) {
-		ring = NULL;
-		return -ENOMEM;
-	}
-	for (i = 0; i < TRAP_RING_SIZE; i++)
-		atomic_init(&ring[i].seq, i);
-	atomic_store(&ring_tail, 0);
-	ring_head = 0;
-	return 0;
-}
-
-static void ring_destroy(void)
-{
-	sys_munmap(ring, TRAP_RING_SIZE * sizeof(struct trap_cell));
-	ring = NULL;
-}
-
 /*
  * The libc sigaction after us: the emulator may interpose sigaction
  * (see trap_chain_sigaction) and must not see its own trap.
  */
 static sigaction_fn find_sigaction(void)
 {
-	sigaction_fn fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-
-	return fn ? fn : sigaction;
+	return (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
 }
 
 /*
@@ -836,6 +665,11 @@ static int install(void)
 	struct sigaction old;
 
 	real_sigaction = find_sigaction();
+	if (!real_sigaction) {
+		fprintf(stderr, "mana-emu: no libc sigaction after the "
+			"emulator (dlsym RTLD_NEXT)\n");
+		return -ENOTSUP;
+	}
 	handler_mask(&sa.sa_mask);
 	if (real_sigaction(SIGSEGV, &sa, &old))
 		return -errno;
@@ -865,17 +699,12 @@ static int do_init(void)
 {
 	int ret;
 
-	ret = ring_create();
+	ret = trap_queue_create();
 	if (ret)
 		return ret;
-	event_fd = syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (event_fd < 0) {
-		ret = -errno;
-		goto err_ring;
-	}
 	ret = install();
 	if (ret)
-		goto err_fd;
+		goto err_queue;
 	ret = selftest();
 	if (ret)
 		goto err_uninstall;
@@ -884,11 +713,8 @@ static int do_init(void)
 
 err_uninstall:
 	uninstall();
-err_fd:
-	syscall(SYS_close, event_fd);
-	event_fd = -1;
-err_ring:
-	ring_destroy();
+err_queue:
+	trap_queue_destroy();
 	return ret;
 }
 
@@ -909,10 +735,7 @@ void trap_fini(void)
 	if (atomic_load(&trap_installed)) {
 		uninstall();
 		atomic_store(&trap_installed, false);
-		syscall(SYS_close, event_fd);
-		event_fd = -1;
-		ring_destroy();
-		atomic_store(&sync_fn, NULL);
+		trap_queue_destroy();
 	}
 	pthread_mutex_unlock(&trap_lock);
 }

@@ -117,4 +117,15 @@ bool trap_fixup_ready(void);
 int trap_chain_sigaction(const struct sigaction *act,
 			 struct sigaction *oldact);
 
+/*
+ * ---- internal: trap.c (pages, handler) and trap_queue.c (the queue) -----
+ * trap_queue_create(): the ring and its eventfd, 0 or -errno;
+ * trap_queue_destroy() also returns to queueing mode.
+ * trap_queue_deliver(): one decoded store, from the handler: queued, or
+ * given to the synchronous handler with its sequence number.
+ */
+int trap_queue_create(void);
+void trap_queue_destroy(void);
+void trap_queue_deliver(struct trap_event *ev);
+
 #endif

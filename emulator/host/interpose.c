@@ -40,6 +40,7 @@
 #include "emulator/kernel/uverbs.h"
 #include "emulator/lib/libc.h"
 
+#include "init.h"
 #include "interpose.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */

@@ -25,6 +25,7 @@
 #include "emulator/kernel/kernel.h"
 #include "emulator/lib/libc.h"
 
+#include "init.h"
 #include "interpose.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */

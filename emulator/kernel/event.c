@@ -66,7 +66,7 @@ int emu_event_file_create(struct emu_file *file, bool async,
 	return 0;
 
 err_close:
-	close(sv[0]);
+	emu_libc_close(sv[0]);
 	emu_libc_close(sv[1]);
 err_free:
 	free(ev);
@@ -103,7 +103,7 @@ void emu_event_file_abort(struct emu_event_file *ev)
 {
 	event_file_unlink(ev);
 	emu_fd_unregister(ev->app_fd);
-	close(ev->app_fd);
+	emu_libc_close(ev->app_fd);
 	free(ev);
 }
 
@@ -206,7 +206,7 @@ void event_records_drop_cq(struct emu_event_file *ev, struct emu_cq *cq)
 		*pp = e->next;
 		free(e);
 		if (ev->app_fd >= 0)
-			recv(ev->app_fd, &token, 1, MSG_DONTWAIT);
+			emu_libc_recv(ev->app_fd, &token, 1, MSG_DONTWAIT);
 	}
 }
 

@@ -70,12 +70,12 @@ static char *read_self_maps(void)
 {
 	size_t cap = 65536, used = 0;
 	char *buf = malloc(cap);
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = emu_libc_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (!buf || fd < 0)
 		goto err;
-	while ((n = read(fd, buf + used, cap - used - 1)) > 0) {
+	while ((n = emu_libc_read(fd, buf + used, cap - used - 1)) > 0) {
 		used += n;
 		if (cap - used < 4096) {
 			char *p = realloc(buf, cap * 2);
@@ -86,12 +86,12 @@ static char *read_self_maps(void)
 			cap *= 2;
 		}
 	}
-	close(fd);
+	emu_libc_close(fd);
 	buf[used] = 0;
 	return buf;
 err:
 	if (fd >= 0)
-		close(fd);
+		emu_libc_close(fd);
 	free(buf);
 	return NULL;
 }

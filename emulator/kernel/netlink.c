@@ -81,7 +81,7 @@ int emu_nl_socket(int type, int protocol)
 	return s->app_fd;
 
 err_close:
-	close(sv[0]);
+	emu_libc_close(sv[0]);
 	emu_libc_close(sv[1]);
 err_free:
 	free(s);

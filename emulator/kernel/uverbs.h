@@ -16,7 +16,7 @@ ssize_t emu_uverbs_write(struct emu_file *file, const void *buf,
 int emu_uverbs_ioctl(struct emu_file *file, unsigned long request, void *arg);
 
 /*
- * ---- shared by the two decoders (uverbs.c, uverbs_ioctl.c) only ----------
+ * ---- shared by the two decoders and their command files only -------------
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,9 +60,44 @@ static inline void udata_init(struct emu_udata *u, const void *in,
 	u->outlen = outlen;
 }
 
-/* uverbs.c */
+/* uverbs.c: the write ABI */
 const struct emu_write_cmd *get_write_cmd(uint32_t command, int *err);
 int fault_cmd(const char *name);
+
+/* uverbs.c: what every write() command handler uses */
+/* Copy the core request: shorter is zero-filled, longer must be zero. */
+int emu_request(struct emu_bundle *b, void *req, size_t len);
+/* Write the core response; any extra room the caller gave is zeroed. */
+int emu_response(struct emu_bundle *b, const void *resp, size_t len);
+/* The file's context, or NULL and *err -EINVAL before GET_CONTEXT. */
+struct emu_ucontext *bundle_ctx(struct emu_bundle *b, int *err);
+/* A create command's response, or the new object undone if it fails. */
+int respond_created(struct emu_bundle *b, const void *resp, size_t len,
+		    struct emu_obj *obj);
+/* uobj_perform_destroy(): look the handle up, destroy unless in use. */
+int destroy_handle(struct emu_bundle *b, enum emu_obj_type type,
+		   uint32_t handle);
+
+/*
+ * uverbs_qp.c: the write() commands on CQs, QPs, WQs and RWQ indirection
+ * tables, named in uverbs.c's command tables.  A new command: its
+ * handler here (or in a file of its own) and one row in write_cmds[] or
+ * write_ex_cmds[].
+ */
+int cmd_create_cq(struct emu_bundle *b);
+int cmd_ex_create_cq(struct emu_bundle *b);
+int cmd_destroy_cq(struct emu_bundle *b);
+int cmd_create_qp(struct emu_bundle *b);
+int cmd_ex_create_qp(struct emu_bundle *b);
+int cmd_destroy_qp(struct emu_bundle *b);
+int cmd_query_qp(struct emu_bundle *b);
+int cmd_modify_qp(struct emu_bundle *b);
+int cmd_ex_modify_qp(struct emu_bundle *b);
+int cmd_ex_create_wq(struct emu_bundle *b);
+int cmd_ex_destroy_wq(struct emu_bundle *b);
+int cmd_ex_modify_wq(struct emu_bundle *b);
+int cmd_ex_create_rwq_ind_tbl(struct emu_bundle *b);
+int cmd_ex_destroy_rwq_ind_tbl(struct emu_bundle *b);
 /* 0 for a QP type the core knows (the driver then decides), else -errno */
 int qp_type_known(uint32_t type);
 

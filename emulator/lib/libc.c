@@ -85,6 +85,11 @@ int emu_libc_fstat(int fd, struct stat *st)
 	return EMU_LIBC(fstat)(fd, st);
 }
 
+int emu_libc_access(const char *path, int mode)
+{
+	return EMU_LIBC(access)(path, mode);
+}
+
 int emu_libc_socket(int domain, int type, int protocol)
 {
 	return EMU_LIBC(socket)(domain, type, protocol);

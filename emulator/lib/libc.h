@@ -42,6 +42,7 @@ int emu_libc_ioctl(int fd, unsigned long request, void *arg);
 int emu_libc_poll(struct pollfd *fds, nfds_t nfds, int timeout);
 int emu_libc_stat(const char *path, struct stat *st);
 int emu_libc_fstat(int fd, struct stat *st);
+int emu_libc_access(const char *path, int mode);
 int emu_libc_socket(int domain, int type, int protocol);
 int emu_libc_bind(int fd, const struct sockaddr *addr, socklen_t len);
 int emu_libc_setsockopt(int fd, int level, int name, const void *val,
