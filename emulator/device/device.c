@@ -25,6 +25,7 @@
  * producer, the entries overwritten unread are counted as CQ drops.
  */
 #include "device.h"
+#include "hwq.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,6 @@
 #include "emulator/wire/backend.h"
 #include "emulator/core/emu.h"
 #include "frame.h"
-#include "emulator/kernel/kernel.h"
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "providers/mana/toeplitz.h"
@@ -123,6 +123,11 @@ static struct {
 	uint64_t idle_rounds;
 	pthread_cond_t idle;
 	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
+	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
+	bool ucopy_direct;
+	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
+	uint64_t mr_gen;		/* MRs deleted: queues' cached MRs stale */
+	const struct emu_device_ops *ops;
 } dev = {
 	.stopped = PTHREAD_COND_INITIALIZER,
 	.idle = PTHREAD_COND_INITIALIZER,
@@ -130,16 +135,20 @@ static struct {
 	.wake_fd = -1,
 };
 
-static __thread bool in_device_thread;
-
 static void device_start(void);
-static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
-		    bool is_sq);
 static void rx_frame(unsigned int port, const uint8_t *f, size_t len);
 static void coalesce_flush(struct coalesce *c);
 static void rx_hold_flush(struct emu_hwq *rq);
 static void sq_unschedule(struct emu_hwq *sq);
 static unsigned int run_sqs(void);
+static unsigned int poll_backend(unsigned int port);
+
+struct emu_dev_port emu_ports[MANA_EMU_MAX_PORTS];
+
+void emu_device_set_ops(const struct emu_device_ops *ops)
+{
+	dev.ops = ops;
+}
 
 /* ---- hardware queues ------------------------------------------------------ */
 
@@ -319,7 +328,8 @@ static void device_fatal(const char *why)
 	dev.fatal_count++;
 	if (emu_verbose())
 		emu_log("device fatal (%s): async event to every context", why);
-	emu_post_device_fatal();
+	if (dev.ops && dev.ops->device_fatal)
+		dev.ops->device_fatal();
 }
 
 static void handle_doorbell(const struct trap_event *ev);
@@ -339,17 +349,36 @@ static unsigned int pop_doorbells(void)
 static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 		  size_t len);
 
-/* Loopback frames are delivered here, in the device thread. */
+#define RX_BURST 32
+
+/*
+ * Loopback frames are delivered here, in the device thread, straight from
+ * the backend's ring (no copy, no callback).
+ */
+static unsigned int poll_backend(unsigned int port)
+{
+	struct backend *b = emu_ports[port - 1].backend;
+	struct backend_rx fr[RX_BURST];
+	unsigned int i, n, total = 0;
+
+	if (!b)
+		return 0;
+	do {
+		n = backend_rx_burst(b, fr, RX_BURST);
+		for (i = 0; i < n; i++)
+			rx_frame(port, fr[i].data, fr[i].len);
+		backend_rx_release(b, n);
+		total += n;
+	} while (n == RX_BURST);
+	return total;
+}
+
 static unsigned int poll_backends(void)
 {
 	unsigned int port, n = 0;
 
-	for (port = 1; port <= emu_dev.nports; port++) {
-		struct backend *b = emu_dev.ports[port - 1].vport.backend;
-
-		if (b)
-			n += backend_poll(b);
-	}
+	for (port = 1; port <= emu.opts.ports; port++)
+		n += poll_backend(port);
 	return n;
 }
 
@@ -421,14 +450,15 @@ static void device_sleep(void)
 
 static bool device_should_exit(void)
 {
-	return dev.shutdown || (dev.stop_req && !emu_ucontext_count());
+	return dev.shutdown ||
+	       (dev.stop_req && !(dev.ops && dev.ops->ucontext_count &&
+				  dev.ops->ucontext_count()));
 }
 
 static void *device_main(void *arg)
 {
 	bool busy;
 
-	in_device_thread = true;
 	pthread_mutex_lock(&emu.lock);
 	for (;;) {
 		busy = device_work();
@@ -495,11 +525,7 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 {
 	struct rx_frame *f;
 
-	/* loopback: we are inside backend_poll(), under emu.lock */
-	if (in_device_thread) {
-		rx_frame(port, frame, len);
-		return;
-	}
+	/* socket and tap: a backend thread (loopback is polled) */
 	f = malloc(sizeof(*f) + len);
 	if (!f)
 		return;
@@ -526,7 +552,7 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 
 int emu_port_attach(unsigned int port)
 {
-	struct emu_vport *v = &emu_dev.ports[port - 1].vport;
+	struct emu_dev_port *v = &emu_ports[port - 1];
 	const char *spec = mana_emu_port_backend(&emu.opts, port);
 
 	if (v->backend)
@@ -544,23 +570,46 @@ int emu_port_attach(unsigned int port)
 /* ---- application memory ---------------------------------------------------- */
 
 /*
+ * Fault-safe copies to and from application memory.  Once the doorbell
+ * trap's fixup hook is in place (trap_fixup_ready()), the string-move
+ * routine of host/emu.c is called directly: a bad address makes it return
+ * the bytes not copied instead of crashing.  Before that (no doorbell page
+ * mapped yet) emu_copy_user_one() takes the slow, system-call path.
+ */
+size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
+
+static inline size_t ucopy(void *local, void *remote, size_t len,
+			   bool to_user)
+{
+	size_t left;
+
+	if (__builtin_expect(!dev.ucopy_direct, 0)) {
+		left = len - emu_copy_user_one(local, remote, len, to_user);
+		dev.ucopy_direct = trap_fixup_ready();
+		return len - left;
+	}
+	left = to_user ? mana_emu_ucopy(remote, local, len) :
+			 mana_emu_ucopy(local, remote, len);
+	if (__builtin_expect(left != 0, 0))
+		dev.ucopy_faults++;
+	return len - left;
+}
+
+/*
  * WQEs are read from the ring in chunks: posted WQEs do not change until
  * they complete, so the bytes between the device head and the doorbell
- * tail may be read once and decoded from the copy.
+ * tail may be read once and decoded in place from the copy.
  */
 #define WQ_CACHE_SIZE 8192
 
 struct wq_cache {
 	uint32_t start, len;		/* ring offsets (free-running) held */
-	/* the last header that passed the checks, raw and decoded */
-	bool hdr_ok;
-	uint8_t hdr_raw[GDMA_WQE_HDR_SIZE];
-	struct gdma_wqe_header hdr;
+	struct gdma_wqe_view v;		/* the last good header */
 	/* SQ: the last TX OOB that passed tx_check_oob(), raw and decoded */
 	uint32_t oob_size;		/* 0: none */
-	uint8_t oob_raw[GDMA_OOB_XLARGE];
+	uint64_t oob_raw[GDMA_OOB_XLARGE / 8];
 	struct mana_tx_oob oob;
-	uint8_t data[WQ_CACHE_SIZE];
+	uint8_t data[WQ_CACHE_SIZE] __attribute__((aligned(8)));
 };
 
 /* Read up to WQ_CACHE_SIZE posted bytes from the head, wrap included. */
@@ -568,88 +617,116 @@ static int wq_cache_fill(struct emu_hwq *q)
 {
 	struct wq_cache *c = q->cache;
 	uint32_t want = q->tail - q->head, off, first;
-	struct iovec l[2], r[2];
-	unsigned int n = 1;
 
 	if (want > WQ_CACHE_SIZE)
 		want = WQ_CACHE_SIZE;
 	off = q->head & (q->size - 1);
 	first = q->size - off < want ? q->size - off : want;
-	l[0] = (struct iovec){ c->data, first };
-	r[0] = (struct iovec){ (void *)(uintptr_t)(q->buf + off), first };
-	if (first < want) {
-		l[1] = (struct iovec){ c->data + first, want - first };
-		r[1] = (struct iovec){ (void *)(uintptr_t)q->buf, want - first };
-		n = 2;
-	}
 	c->start = q->head;
 	c->len = 0;
-	if (emu_copy_user_iov(l, r, n, false) != want)
+	if (ucopy(c->data, (void *)(uintptr_t)(q->buf + off), first,
+		  false) != first)
+		return -EFAULT;
+	if (first < want &&
+	    ucopy(c->data + first, (void *)(uintptr_t)q->buf, want - first,
+		  false) != want - first)
 		return -EFAULT;
 	c->len = want;
 	return 0;
 }
 
 /*
- * Decode in place, never past @len (the doorbell tail).  A queue's WQEs
- * mostly repeat one header: the same 8 bytes as the last header that
- * passed gdma_wqe_header_decode() decode to the same result.
+ * The WQE at the device head, decoded in place in the queue's cache
+ * (never past the doorbell tail): its bytes, or NULL if it cannot be read
+ * or is bad (then there is no size to skip it by).
  */
-static int wqe_decode(struct wq_cache *c, const uint8_t *p, uint32_t len,
-		      enum gdma_queue_type qt, struct gdma_wqe *w,
-		      uint32_t *size_bu)
-{
-	if (len < GDMA_WQE_HDR_SIZE)
-		return -EINVAL;
-	if (c->hdr_ok && !memcmp(p, c->hdr_raw, GDMA_WQE_HDR_SIZE)) {
-		w->hdr = c->hdr;
-		return gdma_wqe_decode_body(p, len, w, size_bu);
-	}
-	if (gdma_wqe_header_decode(p, qt, &w->hdr))
-		return -EINVAL;
-	memcpy(c->hdr_raw, p, GDMA_WQE_HDR_SIZE);
-	c->hdr = w->hdr;
-	c->hdr_ok = true;
-	return gdma_wqe_decode_body(p, len, w, size_bu);
-}
-
-/* Decode the WQE at the device head (never past the doorbell tail). */
-static int wqe_fetch(struct emu_hwq *q, enum gdma_queue_type qt,
-		     struct gdma_wqe *w, uint32_t *size_bu)
+static inline __attribute__((always_inline)) const uint8_t *
+wqe_head(struct emu_hwq *q, enum gdma_queue_type qt)
 {
 	uint32_t max = qt == GDMA_SQ ? GDMA_MAX_SQE_SIZE : GDMA_MAX_RQE_SIZE;
 	uint32_t need = q->tail - q->head < max ? q->tail - q->head : max;
 	struct wq_cache *c = q->cache;
+	const uint8_t *p;
 	uint32_t at;
 
-	if (!c) {
+	if (__builtin_expect(!c, 0)) {
 		c = q->cache = calloc(1, sizeof(*c));
 		if (!c)
-			return -ENOMEM;
+			return NULL;
 	}
 	at = q->head - c->start;
 	if (at >= c->len || c->len - at < need) {
 		if (wq_cache_fill(q))
-			return -EFAULT;
+			return NULL;
 		at = 0;
 	}
-	return wqe_decode(c, c->data + at, need, qt, w, size_bu);
+	p = c->data + at;
+	return gdma_wqe_view_decode(p, need, qt, &c->v) ? NULL : p;
+}
+
+/* ---- memory regions --------------------------------------------------------- */
+
+#define MR_HASH_SIZE 1024
+
+static struct emu_dev_mr *mr_hash[MR_HASH_SIZE];
+
+void emu_dev_mr_add(struct emu_dev_mr *mr)
+{
+	struct emu_dev_mr **b = &mr_hash[mr->lkey % MR_HASH_SIZE];
+
+	mr->hash_next = *b;
+	*b = mr;
+}
+
+void emu_dev_mr_del(struct emu_dev_mr *mr)
+{
+	struct emu_dev_mr **pp;
+
+	for (pp = &mr_hash[mr->lkey % MR_HASH_SIZE]; *pp;
+	     pp = &(*pp)->hash_next) {
+		if (*pp == mr) {
+			*pp = mr->hash_next;
+			break;
+		}
+	}
+	/* every queue's cached MR is checked again */
+	dev.mr_gen++;
+}
+
+/* The MR of @lkey if it belongs to the queue's PD; cached in the queue. */
+static const struct emu_dev_mr *mr_lookup(struct emu_hwq *q, uint32_t lkey)
+{
+	struct emu_dev_mr *mr;
+
+	for (mr = mr_hash[lkey % MR_HASH_SIZE]; mr; mr = mr->hash_next)
+		if (mr->lkey == lkey)
+			break;
+	if (!mr || mr->pd != q->pd)
+		return NULL;
+	q->mr_last = mr;
+	q->mr_gen = dev.mr_gen;
+	return mr;
 }
 
 /*
  * The application address an SGE names: a key of an MR of the queue's PD
  * whose [iova, iova + length) holds the range, with write access if the
- * device writes there (local read is always allowed).  0 if not.
+ * device writes there (local read is always allowed).  0 if not.  Most
+ * SGEs of a queue name the MR the previous one named.
  */
-static uintptr_t sge_map(const struct emu_hwq *q, const struct gdma_sge *sge,
-			 bool write)
+static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
+				bool write)
 {
-	struct emu_mr *mr = emu_mr_find(sge->mkey);
+	const struct emu_dev_mr *mr = q->mr_last;
 	uint64_t end = sge->addr + sge->size;
 
-	if (!mr || mr->obj.deps[0] != &q->pd->obj)
-		return 0;
-	if (write && !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+	if (__builtin_expect(!mr || q->mr_gen != dev.mr_gen ||
+			     mr->lkey != sge->mkey, 0)) {
+		mr = mr_lookup(q, sge->mkey);
+		if (!mr)
+			return 0;
+	}
+	if (write && !mr->writable)
 		return 0;
 	if (end < sge->addr || sge->addr < mr->iova ||
 	    end > mr->iova + mr->length)
@@ -661,12 +738,8 @@ static uintptr_t sge_map(const struct emu_hwq *q, const struct gdma_sge *sge,
 
 static void cq_notify(struct emu_hwq *cq)
 {
-	struct ib_uverbs_comp_event_desc desc = {
-		.cq_handle = cq->ucq->user_handle,
-	};
-
-	if (cq->ucq->channel)
-		emu_event_post(cq->ucq->channel, cq->ucq, &desc, sizeof(desc));
+	if (dev.ops && dev.ops->cq_event)
+		dev.ops->cq_event(cq->ucq);
 }
 
 static void cq_count_lost(struct emu_hwq *cq, uint32_t cons);
@@ -674,16 +747,17 @@ static void cq_count_lost(struct emu_hwq *cq, uint32_t cons);
 /*
  * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
  * place by the caller; the last dword (wq_num, is_sq, owner bits) is
- * added here.  The data go first, the dword holding the owner bits after
- * a release fence, as hardware does.
+ * added here.  Two stores in order, as hardware writes: bytes 0-55, then
+ * one 8-byte store of bytes 56-63 that holds the owner bits (a string
+ * move's own stores need not be ordered, separate moves are).
  */
-static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
-		    bool is_sq)
+static inline __attribute__((always_inline)) void
+cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
 {
 	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
 	uint8_t *slot;
 
-	if (emu.opts.fault_drop_cqe &&
+	if (__builtin_expect(emu.opts.fault_drop_cqe != 0, 0) &&
 	    ++dev.cqe_total == emu.opts.fault_drop_cqe) {
 		cq->st.drops++;		/* --fault=drop-cqe: lost for good */
 		return;
@@ -695,16 +769,10 @@ static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		      wq_num | (uint32_t)is_sq << 24 | owner << 29);
 	slot = (uint8_t *)(uintptr_t)cq->buf +
 	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
-	/*
-	 * Two copies in order: the owner dword is a separate store after the
-	 * data (x86 keeps stores in order; a string move's own stores need not
-	 * be, hence not one copy).
-	 */
 	atomic_thread_fence(memory_order_release);
-	if (emu_copy_user_one(cqe, slot, GDMA_CQE_DATA_SIZE, true) !=
-	    GDMA_CQE_DATA_SIZE ||
-	    emu_copy_user_one(cqe + GDMA_CQE_DATA_SIZE, slot + GDMA_CQE_DATA_SIZE,
-			      4, true) != 4) {
+	if (ucopy(cqe, slot, GDMA_CQE_SIZE - 8, true) != GDMA_CQE_SIZE - 8 ||
+	    ucopy(cqe + GDMA_CQE_SIZE - 8, slot + GDMA_CQE_SIZE - 8, 8, true) !=
+		    8) {
 		cq->st.errors++;
 		return;
 	}
@@ -714,7 +782,7 @@ static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 	 * Eight laps past the consumer's last report: its doorbell index (mod
 	 * 8 laps) could no longer show the overrun, so it is one now.
 	 */
-	if (cq->prod - cq->cons >= 8 * cq->count)
+	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0))
 		cq_count_lost(cq, cq->cons);
 	if (cq->armed) {
 		cq->armed = false;
@@ -727,6 +795,23 @@ static void cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
  * overrun the consumer has not been told of (none since the position it
  * last reported) raises IB_EVENT_CQ_ERR for the CQ.
  */
+void emu_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
+		 bool is_sq)
+{
+	cq_post(cq, cqe, wq_num, is_sq);
+}
+
+size_t emu_dev_ucopy(void *local, void *remote, size_t len, bool to_user)
+{
+	return ucopy(local, remote, len, to_user);
+}
+
+uintptr_t emu_hwq_sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
+			  bool write)
+{
+	return sge_map(q, sge, write);
+}
+
 static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 {
 	uint32_t from = cons, upto = cq->prod - cq->count;
@@ -739,8 +824,8 @@ static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 	if ((int32_t)(upto - from) > 0) {
 		cq->st.drops += upto - from;
 		cq->lost_upto = upto;
-		if (!told)
-			emu_post_cq_error(cq->ctx, cq->ucq);
+		if (!told && dev.ops && dev.ops->cq_error)
+			dev.ops->cq_error(cq->ctx, cq->ucq);
 	}
 }
 
@@ -751,7 +836,7 @@ static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
  * pending arm stays: rdma-core style providers ring unarmed every few
  * laps while the application waits for an event).
  */
-static void cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
+void emu_cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
 {
 	cq->cons = cq->prod - n;
 	cq_count_lost(cq, cq->cons);
@@ -769,50 +854,65 @@ static void cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
 
 static void tx_cqe(struct emu_hwq *sq, uint8_t type, uint32_t wqe_off)
 {
-	struct mana_tx_comp_oob o = {
-		.cqe_type = type, .tx_wqe_offset = wqe_off & 0x7FFFFFF,
-	};
-	uint8_t data[GDMA_CQE_SIZE];
+	uint8_t data[GDMA_CQE_SIZE] __attribute__((aligned(8)));
 
-	if (mana_tx_comp_oob_encode(&o, data))
-		return;
-	cq_post(sq->cq, data, sq->id, true);
+	if (!mana_tx_comp_encode_one(data, type, wqe_off & 0x7FFFFFF))
+		cq_post(sq->cq, data, sq->id, true);
 }
 
 /* ---- transmit ---------------------------------------------------------------- */
 
-/* Gather the SGEs into @f; a CQE error type, or CQE_TX_OKAY and *len. */
-static uint8_t tx_gather(struct emu_hwq *sq, const struct gdma_wqe *w,
-			 uint8_t *f, size_t *len)
+struct tx_piece {
+	void *va;
+	uint32_t len;
+};
+
+/*
+ * Check the SGEs of the WQE at @p (MR, bounds, size): a CQE error type,
+ * or CQE_TX_OKAY with the pieces and *total.
+ */
+static uint8_t tx_sges(struct emu_hwq *sq, const uint8_t *p,
+		       struct tx_piece *pc, unsigned int *npc, size_t *total)
 {
-	uint32_t i, nsge = w->hdr.num_sge - w->hdr.num_padding_sgls;
-	struct iovec l[GDMA_MAX_TX_SGE], r[GDMA_MAX_TX_SGE];
+	const struct gdma_wqe_view *v = &sq->cache->v;
+	uint32_t i, nsge = v->hdr.num_sge - v->hdr.num_padding_sgls;
+	struct gdma_sge sge;
 	unsigned int n = 0;
-	size_t total = 0;
+	size_t sum = 0;
 
 	for (i = 0; i < nsge; i++) {
-		const struct gdma_sge *sge = &w->sge[i];
 		uintptr_t va;
 
-		if (!sge->size)
+		gdma_wqe_view_sge(p, v, i, &sge);
+		if (!sge.size)
 			continue;	/* the dummy SGE of an empty send */
-		va = sge_map(sq, sge, false);
+		va = sge_map(sq, &sge, false);
 		if (!va)
 			return CQE_TX_HDR_PROCESSING_ERROR;
-		if (total + sge->size > BACKEND_MAX_FRAME)
+		if (sum + sge.size > BACKEND_MAX_FRAME)
 			return CQE_TX_MTU_DROP;
-		l[n] = (struct iovec){ f + total, sge->size };
-		r[n++] = (struct iovec){ (void *)va, sge->size };
-		total += sge->size;
+		pc[n].va = (void *)va;
+		pc[n++].len = sge.size;
+		sum += sge.size;
 	}
-	if (total < ETH_MIN_LEN)
+	if (sum < ETH_MIN_LEN)
 		return CQE_TX_INVALID_ETH_TYPE;
-	/* inside an MR but not readable (unmapped since): the MR is bad */
-	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, total,
-					false) :
-		      emu_copy_user_iov(l, r, n, false)) != total)
-		return CQE_TX_HDR_PROCESSING_ERROR;
-	*len = total;
+	*npc = n;
+	*total = sum;
+	return CQE_TX_OKAY;
+}
+
+/* Gather the pieces into @f; inside an MR but unreadable (unmapped since). */
+static uint8_t tx_gather(const struct tx_piece *pc, unsigned int n,
+			 uint8_t *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (ucopy(f, pc[i].va, pc[i].len, false) != pc[i].len)
+			return CQE_TX_HDR_PROCESSING_ERROR;
+		f += pc[i].len;
+	}
 	return CQE_TX_OKAY;
 }
 
@@ -846,32 +946,48 @@ static bool tx_vp_ok(const struct emu_hwq *sq, const struct mana_tx_oob *o)
 	       o->long_vp_offset == sq->tx_vp_offset;
 }
 
-static uint8_t tx_check_oob(const struct emu_hwq *sq, const struct gdma_wqe *w,
-			    struct mana_tx_oob *oob)
+/* The same raw OOB bytes as the last good one (8, 24 or 32 bytes). */
+static inline bool oob_same(const struct wq_cache *c, const uint8_t *oob,
+			    uint32_t size)
+{
+	uint64_t w;
+	uint32_t i;
+
+	if (c->oob_size != size)
+		return false;
+	for (i = 0; i < size / 8; i++) {
+		memcpy(&w, oob + 8 * i, sizeof(w));
+		if (w != c->oob_raw[i])
+			return false;
+	}
+	return true;
+}
+
+/* The TX OOB of the WQE at @p: checked, or the last good one of the SQ. */
+static uint8_t tx_check_oob(const struct emu_hwq *sq, const uint8_t *p,
+			    const struct mana_tx_oob **out)
 {
 	struct wq_cache *c = sq->cache;
+	const struct gdma_wqe_header *h = &c->v.hdr;
+	const uint8_t *oob = p + GDMA_WQE_HDR_SIZE;
+	struct mana_tx_oob o;
 
-	/* the same bytes as the last good OOB of this SQ: the same result */
-	if (!w->hdr.oob_in_sgl && c->oob_size &&
-	    c->oob_size == w->hdr.oob_size && !memcmp(c->oob_raw, w->oob, c->oob_size)) {
-		*oob = c->oob;
+	if (h->oob_in_sgl)
+		return CQE_TX_INVALID_OOB;
+	*out = &c->oob;
+	if (oob_same(c, oob, h->oob_size))
 		return CQE_TX_OKAY;
-	}
 	/* DPDK leaves the reserved long-OOB bits (and trans_off) unset */
-	if (w->hdr.oob_in_sgl ||
-	    mana_tx_oob_decode(w->oob, w->hdr.oob_size,
-			       MANA_TX_OOB_IGNORE_RSVD, oob))
+	if (mana_tx_oob_decode(oob, h->oob_size, MANA_TX_OOB_IGNORE_RSVD, &o))
 		return CQE_TX_INVALID_OOB;
-	if (oob->vcq_num != sq->cq->id ||
-	    oob->vsq_frame != mana_tx_vsq_frame(sq->id))
+	if (o.vcq_num != sq->cq->id ||
+	    o.vsq_frame != mana_tx_vsq_frame(sq->id))
 		return CQE_TX_INVALID_OOB;
-	if (!tx_vp_ok(sq, oob))
+	if (!tx_vp_ok(sq, &o))
 		return CQE_TX_VPORT_IDX_OUT_OF_RANGE;
-	if (w->hdr.oob_size <= sizeof(c->oob_raw)) {
-		c->oob_size = w->hdr.oob_size;
-		memcpy(c->oob_raw, w->oob, c->oob_size);
-		c->oob = *oob;
-	}
+	c->oob_size = h->oob_size;
+	memcpy(c->oob_raw, oob, h->oob_size);
+	c->oob = o;
 	return CQE_TX_OKAY;
 }
 
@@ -880,35 +996,45 @@ static void tx_sent(struct emu_hwq *sq, size_t len)
 	sq->st.frames++;
 	sq->st.bytes += len;
 	dev.tx_total++;
-	if (emu.opts.fault_fatal_after && !dev.fatal_after_done &&
+	if (__builtin_expect(emu.opts.fault_fatal_after != 0, 0) &&
+	    !dev.fatal_after_done &&
 	    dev.tx_total >= emu.opts.fault_fatal_after) {
 		dev.fatal_after_done = true;
 		device_fatal("--fault=fatal-after");
 	}
 }
 
-/* Execute one send WQE; errors always get their own CQE. */
-static void tx_one(struct emu_hwq *sq, const struct gdma_wqe *w,
-		   uint32_t wqe_off)
+/*
+ * Execute the send WQE at @p; errors always get their own CQE.  The frame
+ * is gathered straight into the backend's buffer (for loopback the slot
+ * of its ring the receiver reads it from).
+ */
+static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 {
-	static uint8_t frame[FRAME_MAX];
-	struct mana_tx_oob oob;
+	struct backend *b = emu_ports[sq->port - 1].backend;
+	struct tx_piece pc[GDMA_MAX_TX_SGE];
+	const struct mana_tx_oob *oob;
+	unsigned int npc = 0;
 	size_t len = 0;
-	uint8_t type;
+	uint8_t type, *f = NULL;
 
-	type = tx_check_oob(sq, w, &oob);
+	type = tx_check_oob(sq, p, &oob);
 	if (type == CQE_TX_OKAY)
-		type = tx_gather(sq, w, frame, &len);
+		type = tx_sges(sq, p, pc, &npc, &len);
+	if (type == CQE_TX_OKAY) {
+		f = backend_tx_buf(b, len + EMU_VLAN_HLEN);
+		type = tx_gather(pc, npc, f);
+	}
 	if (type == CQE_TX_OKAY)
-		type = tx_offload(&oob, frame, &len);
+		type = tx_offload(oob, f, &len);
 	if (type != CQE_TX_OKAY) {
 		sq->st.errors++;
 		tx_cqe(sq, type, wqe_off);
 		return;
 	}
-	backend_xmit(emu_dev.ports[sq->port - 1].vport.backend, frame, len);
+	backend_tx_commit(b, f, len);
 	tx_sent(sq, len);
-	if (!oob.suppress_txcqe_gen)
+	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
 }
 
@@ -916,26 +1042,26 @@ static void tx_one(struct emu_hwq *sq, const struct gdma_wqe *w,
 static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 {
 	unsigned int sent = 0;
-	struct gdma_wqe w;
-	uint32_t size_bu, off;
+	const uint8_t *p;
+	uint32_t off;
 
 	while (sq->head != sq->tail && !dev.fatal && sent < budget) {
 		off = sq->head & (sq->size - 1);
-		if (wqe_fetch(sq, GDMA_SQ, &w, &size_bu) ||
-		    size_bu * GDMA_WQE_BU_SIZE > sq->tail - sq->head) {
+		p = wqe_head(sq, GDMA_SQ);
+		if (!p) {
 			/* no size to skip by: drop what was rung */
 			sq->st.errors++;
 			tx_cqe(sq, CQE_TX_INVALID_OOB, off);
 			sq->head = sq->tail;
 			break;
 		}
-		tx_one(sq, &w, off);
-		sq->head += size_bu * GDMA_WQE_BU_SIZE;
+		tx_one(sq, p, off);
+		sq->head += sq->cache->v.size;
 		sent++;
 	}
 	/* loopback frames arrive right after the work that sent them */
 	if (sent)
-		poll_backends();
+		poll_backend(sq->port);
 	return sent;
 }
 
@@ -997,12 +1123,12 @@ static unsigned int run_sqs(void)
 
 static void coalesce_flush(struct coalesce *c)
 {
-	uint8_t data[GDMA_CQE_SIZE];
+	uint8_t data[GDMA_CQE_SIZE] __attribute__((aligned(8)));
 
 	if (c->n > 1)
 		c->oob.cqe_type = CQE_RX_COALESCED_4;
 	if (!mana_rx_comp_oob_encode(&c->oob, data))
-		cq_post(c->rq->cq, data, c->rq->id, false);
+		emu_cq_post(c->rq->cq, data, c->rq->id, false);
 	*c = dev.coal[--dev.ncoal];
 }
 
@@ -1025,7 +1151,7 @@ static bool coalesce_fits(const struct mana_rx_comp_oob *a,
 
 static void rx_complete(struct emu_hwq *rq, const struct mana_rx_comp_oob *o)
 {
-	uint8_t data[GDMA_CQE_SIZE];
+	uint8_t data[GDMA_CQE_SIZE] __attribute__((aligned(8)));
 	struct coalesce *c = coalesce_find(rq);
 
 	if (c && (o->cqe_type != CQE_RX_OKAY || !coalesce_fits(&c->oob, o))) {
@@ -1048,39 +1174,37 @@ static void rx_complete(struct emu_hwq *rq, const struct mana_rx_comp_oob *o)
 		return;
 	}
 	if (!mana_rx_comp_oob_encode(o, data))
-		cq_post(rq->cq, data, rq->id, false);
+		emu_cq_post(rq->cq, data, rq->id, false);
 }
 
 /* Scatter @len bytes into the WQE's buffers: OKAY, TRUNCATED, or bad SGE. */
-static uint8_t rx_scatter(struct emu_hwq *rq, const struct gdma_wqe *w,
+static uint8_t rx_scatter(struct emu_hwq *rq, const uint8_t *p,
 			  const uint8_t *f, size_t len, bool *bad)
 {
-	struct iovec l[GDMA_MAX_RX_SGE], r[GDMA_MAX_RX_SGE];
+	const struct gdma_wqe_view *v = &rq->cache->v;
 	size_t done = 0, chunk;
-	unsigned int i, n = 0;
+	struct gdma_sge sge;
+	unsigned int i;
 
 	*bad = false;
-	for (i = 0; i < w->hdr.num_sge && done < len; i++) {
-		const struct gdma_sge *sge = &w->sge[i];
+	for (i = 0; i < v->hdr.num_sge && done < len; i++) {
 		uintptr_t va;
 
-		if (!sge->size)
+		gdma_wqe_view_sge(p, v, i, &sge);
+		if (!sge.size)
 			continue;
-		va = sge_map(rq, sge, true);
+		va = sge_map(rq, &sge, true);
 		if (!va) {
 			*bad = true;
 			return CQE_RX_TRUNCATED;
 		}
-		chunk = len - done < sge->size ? len - done : sge->size;
-		l[n] = (struct iovec){ (void *)(f + done), chunk };
-		r[n++] = (struct iovec){ (void *)va, chunk };
+		chunk = len - done < sge.size ? len - done : sge.size;
+		if (ucopy((void *)(f + done), (void *)va, chunk, true) !=
+		    chunk) {
+			*bad = true;
+			return CQE_RX_TRUNCATED;
+		}
 		done += chunk;
-	}
-	if ((n == 1 ? emu_copy_user_one(l[0].iov_base, r[0].iov_base, done,
-					true) :
-		      emu_copy_user_iov(l, r, n, true)) != done) {
-		*bad = true;
-		return CQE_RX_TRUNCATED;
 	}
 	return done == len ? CQE_RX_OKAY : CQE_RX_TRUNCATED;
 }
@@ -1116,7 +1240,7 @@ static void rx_complete_okay(struct emu_hwq *rq, const uint8_t *f, size_t len,
 	uint32_t flags = (uint32_t)(m->tci & 0xFFF) | (uint32_t)m->vlan << 12 |
 			 m->hashtype << 16 | rx_csum_flags(f, fr);
 	struct mana_rx_comp_oob o;
-	uint8_t cqe[GDMA_CQE_SIZE];
+	uint8_t cqe[GDMA_CQE_SIZE] __attribute__((aligned(8)));
 
 	if (!emu.opts.rx_coalesce) {
 		/* as the OOB encoder: a hash type it cannot carry, no CQE */
@@ -1147,8 +1271,8 @@ static void rx_complete_okay(struct emu_hwq *rq, const uint8_t *f, size_t len,
 static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		       const struct emu_frame *fr, const struct rx_meta *m)
 {
-	uint32_t size_bu, wqe_off;
-	struct gdma_wqe w;
+	const uint8_t *p;
+	uint32_t wqe_off;
 	uint8_t type;
 	bool bad;
 
@@ -1157,15 +1281,15 @@ static void rx_consume(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		return;
 	}
 	wqe_off = rq->head & (rq->size - 1);
-	if (wqe_fetch(rq, GDMA_RQ, &w, &size_bu) ||
-	    size_bu * GDMA_WQE_BU_SIZE > rq->tail - rq->head) {
+	p = wqe_head(rq, GDMA_RQ);
+	if (!p) {
 		rq->st.errors++;
 		rq->st.drops++;
 		rq->head = rq->tail;	/* no size to skip by */
 		return;
 	}
-	rq->head += size_bu * GDMA_WQE_BU_SIZE;
-	type = rx_scatter(rq, &w, f, len, &bad);
+	rq->head += rq->cache->v.size;
+	type = rx_scatter(rq, p, f, len, &bad);
 	if (type != CQE_RX_OKAY) {
 		struct mana_rx_comp_oob o = { .cqe_type = type,
 					      .rx_wqe_offset = wqe_off };
@@ -1278,38 +1402,40 @@ static void rx_deliver(struct emu_hwq *rq, const uint8_t *f, size_t len,
 			    IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP | \
 			    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
 
-static uint64_t rx_hash_fields(const struct emu_vport *v)
+static uint64_t rx_hash_fields(const struct emu_port_rx *v)
 {
 	if (emu.opts.rss_hash == MANA_EMU_RSS_HASH_MASK)
-		return v->rss_qp->fields_mask;
+		return v->fields_mask;
 	return DEVICE_HASH_FIELDS;
 }
 
 /*
- * The Toeplitz table of each port's RSS key (device thread, under
- * emu.lock), rebuilt when the key differs: QPs come and go, keys rarely.
+ * The Toeplitz table of each port's RSS key, built when an RSS QP
+ * programs the port (emu_port_rx_program()).
  */
 static struct mana_toeplitz_table rss_tables[MANA_EMU_MAX_PORTS];
 
-static const struct mana_toeplitz_table *rss_table(unsigned int port,
-						   const uint8_t *key)
+void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx)
 {
-	struct mana_toeplitz_table *tb = &rss_tables[port - 1];
+	struct emu_port_rx *v = &emu_ports[port - 1].rx;
 
-	if (tb->key_len != MANA_RSS_KEY_LEN ||
-	    memcmp(tb->key, key, MANA_RSS_KEY_LEN))
-		mana_toeplitz_table_init(tb, key, MANA_RSS_KEY_LEN);
-	return tb;
+	if (!rx) {
+		memset(v, 0, sizeof(*v));
+		return;
+	}
+	*v = *rx;
+	mana_toeplitz_table_init(&rss_tables[port - 1], v->key,
+				 EMU_RSS_KEY_LEN);
 }
 
 /* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
-static struct emu_hwq *rx_steer(unsigned int port, struct emu_vport *v,
+static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
 				const struct emu_frame *fr, struct rx_meta *m)
 {
 	uint32_t hash, type;
 
 	if (v->rss_enabled &&
-	    !mana_rss_hash_table(rss_table(port, v->rss_qp->key),
+	    !mana_rss_hash_table(&rss_tables[port - 1],
 				 rx_hash_fields(v), &fr->tuple, &hash, &type) &&
 	    type) {
 		m->hash = hash;
@@ -1322,12 +1448,12 @@ static struct emu_hwq *rx_steer(unsigned int port, struct emu_vport *v,
 static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 {
 	static uint8_t f[FRAME_MAX];
-	struct emu_vport *v = &emu_dev.ports[port - 1].vport;
+	struct emu_port_rx *v = &emu_ports[port - 1].rx;
 	struct rx_meta m = { 0 };
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
-	if (dev.fatal || !v->rss_qp || len < ETH_MIN_LEN ||
+	if (dev.fatal || !v->programmed || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
 		dev.port_unsteered[port - 1]++;
 		return;
@@ -1377,7 +1503,7 @@ static void foreign_doorbell(const struct trap_event *ev, uint32_t id)
  * leaves at most the ring size outstanding; the same tail again is a
  * harmless no-op (DPDK rings after an empty refill).
  */
-static void wq_doorbell(struct emu_hwq *q, uint32_t tail)
+void emu_wq_doorbell(struct emu_hwq *q, uint32_t tail)
 {
 	if (tail == q->tail)
 		return;
@@ -1410,10 +1536,10 @@ static enum emu_hwq_type db_queue_type(enum gdma_db_kind kind)
 static void long_doorbell(struct emu_hwq *q, const struct gdma_doorbell *db)
 {
 	if (q->type == EMU_HWQ_CQ)
-		cq_doorbell(q, gdma_cq_db_unconsumed(q->prod, db->tail,
+		emu_cq_doorbell(q, gdma_cq_db_unconsumed(q->prod, db->tail,
 						     q->count), db->arm);
 	else
-		wq_doorbell(q, db->tail);
+		emu_wq_doorbell(q, db->tail);
 }
 
 /* 32-bit form: increments since the last ring (bytes, or CQ entries). */
@@ -1421,15 +1547,16 @@ static void short_doorbell(struct emu_hwq *q,
 			   const struct gdma_short_doorbell *db)
 {
 	if (q->type == EMU_HWQ_CQ)
-		cq_doorbell(q, q->prod - (q->cons + db->incr), db->arm);
+		emu_cq_doorbell(q, q->prod - (q->cons + db->incr), db->arm);
 	else
-		wq_doorbell(q, q->tail + db->incr);
+		emu_wq_doorbell(q, q->tail + db->incr);
 }
 
 static void handle_doorbell(const struct trap_event *ev)
 {
 	uintptr_t serial = (uintptr_t)ev->cookie;
-	struct emu_ucontext *ctx = emu_ucontext_find(serial);
+	struct emu_ucontext *ctx = dev.ops && dev.ops->ucontext_find ?
+				   dev.ops->ucontext_find(serial) : NULL;
 	struct gdma_short_doorbell sdb = { 0 };
 	struct gdma_doorbell db = { 0 };
 	enum gdma_db_kind kind;
@@ -1527,8 +1654,8 @@ static void dump_ports(struct stats_out *f)
 
 	sout(f, "# port N SPEC tx_frames tx_bytes tx_drops rx_frames "
 	     "rx_bytes rx_drops unsteered\n");
-	for (p = 1; p <= emu_dev.nports; p++) {
-		struct backend *b = emu_dev.ports[p - 1].vport.backend;
+	for (p = 1; p <= emu.opts.ports; p++) {
+		struct backend *b = emu_ports[p - 1].backend;
 
 		memset(&bs, 0, sizeof(bs));
 		if (b)
@@ -1643,9 +1770,9 @@ void emu_device_shutdown(void)
 	pthread_mutex_unlock(&emu.lock);
 	if (dev.running)
 		return;		/* still inside the queues: leave it all */
-	for (p = 1; p <= emu_dev.nports; p++) {
-		backend_close(emu_dev.ports[p - 1].vport.backend);
-		emu_dev.ports[p - 1].vport.backend = NULL;
+	for (p = 1; p <= emu.opts.ports; p++) {
+		backend_close(emu_ports[p - 1].backend);
+		emu_ports[p - 1].backend = NULL;
 	}
 }
 
@@ -1654,7 +1781,7 @@ EMU_EXPORT uint64_t mana_emu_user_faults(void)
 	uint64_t pvm, faults;
 
 	emu_user_copy_counters(&pvm, &faults);
-	return faults;
+	return faults + atomic_load(&dev.ucopy_faults);
 }
 
 EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
@@ -1712,7 +1839,8 @@ EMU_EXPORT int mana_emu_queue_info(uint32_t type, uint32_t id,
 		out->cq_id = q->cq ? q->cq->id : UINT32_MAX;
 		out->port = q->port;
 		out->tx_vp_offset = q->tx_vp_offset;
-		out->db_page = (uintptr_t)q->ctx->db_page;
+		out->db_page = dev.ops && dev.ops->db_page ?
+			       dev.ops->db_page(q->ctx) : 0;
 		out->frames = q->st.frames;
 		out->bytes = q->st.bytes;
 		out->drops = q->st.drops;
@@ -1725,22 +1853,22 @@ EMU_EXPORT int mana_emu_queue_info(uint32_t type, uint32_t id,
 
 EMU_EXPORT int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out)
 {
-	struct emu_vport *v;
+	const struct emu_port_rx *v;
 	int ret = -ENOENT;
 	unsigned int k;
 
 	pthread_mutex_lock(&emu.lock);
-	if (emu_port_valid(port) && out) {
-		v = &emu_dev.ports[port - 1].vport;
-		if (v->rss_qp) {
+	if (port >= 1 && port <= emu.opts.ports && out) {
+		v = &emu_ports[port - 1].rx;
+		if (v->programmed) {
 			memset(out, 0, sizeof(*out));
 			out->enabled = v->rss_enabled;
 			out->num_entries = v->num_entries;
 			out->default_rq = v->default_rq->id;
 			for (k = 0; k < EMU_RSS_INDIR; k++)
 				out->rq_ids[k] = v->indir[k]->id;
-			memcpy(out->key, v->rss_qp->key, sizeof(out->key));
-			out->fields_mask = v->rss_qp->fields_mask;
+			memcpy(out->key, v->key, sizeof(out->key));
+			out->fields_mask = v->fields_mask;
 			ret = 0;
 		}
 	}

@@ -125,7 +125,23 @@ void emu_frame_parse(const uint8_t *f, size_t len, struct emu_frame *fr)
 {
 	uint16_t type, off = EMU_ETH_HLEN;
 
-	memset(fr, 0, sizeof(*fr));
+	/*
+	 * Field by field rather than a memset of the whole struct: the
+	 * tuple's addresses are only read for the L3 type set below, which
+	 * copies them.
+	 */
+	fr->vlan = false;
+	fr->tci = 0;
+	fr->l3_off = 0;
+	fr->l3_end = 0;
+	fr->l4_off = 0;
+	fr->l4_proto = 0;
+	fr->fragment = false;
+	fr->tuple.l3 = MANA_RSS_L3_NONE;
+	fr->tuple.l4_proto = 0;
+	fr->tuple.l4_valid = false;
+	fr->tuple.sport = 0;
+	fr->tuple.dport = 0;
 	if (len < EMU_ETH_HLEN)
 		return;
 	type = mana_get_be16(f + 12);
@@ -141,6 +157,43 @@ void emu_frame_parse(const uint8_t *f, size_t len, struct emu_frame *fr)
 		parse_ipv6(f, len, fr, off);
 }
 
+/*
+ * The folded 16-bit one's complement sum of @len bytes, as
+ * mana_csum_fold(mana_csum_add(0, p, len)) gives it, eight bytes at a
+ * time: the sum is taken over little-endian words and swapped once at
+ * the end (RFC 1071: the sum does not depend on byte order).
+ */
+static uint16_t csum16(const uint8_t *p, size_t len)
+{
+	uint64_t acc = 0, w;
+	uint32_t v;
+	uint16_t h;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, sizeof(w));
+		acc += (w & 0xffffffffu) + (w >> 32);
+	}
+	if (i + 4 <= len) {
+		memcpy(&v, p + i, sizeof(v));
+		acc += v;
+		i += 4;
+	}
+	if (i + 2 <= len) {
+		memcpy(&h, p + i, sizeof(h));
+		acc += h;
+		i += 2;
+	}
+	if (i < len)
+		acc += p[i];	/* the odd byte is the high byte of its BE word */
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return __builtin_bswap16((uint16_t)acc);
+}
+
 /* Pseudo-header sum (RFC 793/768, RFC 8200 8.1) of the L4 segment. */
 static uint32_t pseudo_sum(const uint8_t *f, const struct emu_frame *fr)
 {
@@ -149,10 +202,17 @@ static uint32_t pseudo_sum(const uint8_t *f, const struct emu_frame *fr)
 	uint32_t sum;
 
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4)
-		sum = mana_csum_add(0, ip + 12, 8);
+		sum = csum16(ip + 12, 8);
 	else
-		sum = mana_csum_add(0, ip + 8, 32);
+		sum = csum16(ip + 8, 32);
 	return sum + fr->l4_proto + (l4len >> 16) + (l4len & 0xffff);
+}
+
+/* The folded sum of @sum and the bytes of the L4 segment. */
+static uint16_t l4_sum(const uint8_t *f, const struct emu_frame *fr)
+{
+	return mana_csum_fold(pseudo_sum(f, fr) +
+			      csum16(f + fr->l4_off, fr->l3_end - fr->l4_off));
 }
 
 static unsigned int l4_csum_off(uint8_t proto)
@@ -168,7 +228,7 @@ void emu_frame_tx_csum(uint8_t *f, const struct emu_frame *fr, bool ip,
 
 	if (ip && fr->tuple.l3 == MANA_RSS_L3_IPV4) {
 		mana_put_be16(hdr + 10, 0);
-		c = ~mana_csum_fold(mana_csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
+		c = ~csum16(hdr, (size_t)(hdr[0] & 0xf) * 4);
 		mana_put_be16(hdr + 10, c);
 	}
 	/* a request that does not match the frame is not applied */
@@ -177,8 +237,7 @@ void emu_frame_tx_csum(uint8_t *f, const struct emu_frame *fr, bool ip,
 		return;
 	/* computed from scratch: any pre-filled pseudo-header sum is replaced */
 	mana_put_be16(f + fr->l4_off + l4_csum_off(fr->l4_proto), 0);
-	c = ~mana_csum_fold(mana_csum_add(pseudo_sum(f, fr), f + fr->l4_off,
-				fr->l3_end - fr->l4_off));
+	c = ~l4_sum(f, fr);
 	if (fr->l4_proto == IPPROTO_UDP && !c)
 		c = 0xffff;	/* 0 means "no checksum" for UDP */
 	mana_put_be16(f + fr->l4_off + l4_csum_off(fr->l4_proto), c);
@@ -193,7 +252,7 @@ void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
 	*ip = EMU_CSUM_NONE;
 	*l4 = EMU_CSUM_NONE;
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4) {
-		sum = mana_csum_fold(mana_csum_add(0, hdr, (size_t)(hdr[0] & 0xf) * 4));
+		sum = csum16(hdr, (size_t)(hdr[0] & 0xf) * 4);
 		*ip = sum == 0xffff ? EMU_CSUM_OK : EMU_CSUM_BAD;
 	}
 	if (!fr->l4_proto)
@@ -204,8 +263,7 @@ void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
 		*l4 = EMU_CSUM_OK;
 		return;
 	}
-	sum = mana_csum_fold(mana_csum_add(pseudo_sum(f, fr), f + fr->l4_off,
-				 fr->l3_end - fr->l4_off));
+	sum = l4_sum(f, fr);
 	*l4 = sum == 0xffff ? EMU_CSUM_OK : EMU_CSUM_BAD;
 }
 

@@ -108,6 +108,8 @@ struct backend {
 	 */
 	struct lb_slot *lb_ring;
 	_Atomic unsigned int lb_head, lb_tail;
+	/* backend_tx_buf() when no slot is at hand, and the other kinds */
+	unsigned char *txbuf;
 
 	/* socket and tap: a receive thread */
 	int fd;
@@ -296,7 +298,8 @@ static void loopback_fini(struct backend *b)
 	free(b->lb_ring);
 }
 
-static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
+/* The slot for the next frame, holding at least @cap bytes; NULL if full. */
+static struct lb_slot *lb_slot_get(struct backend *b, size_t cap)
 {
 	unsigned int tail = atomic_load_explicit(&b->lb_tail,
 						 memory_order_relaxed);
@@ -305,22 +308,40 @@ static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
 	struct lb_slot *s = &b->lb_ring[tail & (LOOPBACK_DEPTH - 1)];
 
 	if (tail - head >= LOOPBACK_DEPTH)
-		return false;
-	if (s->cap < len) {
-		size_t cap = len < LB_SLOT_MIN ? LB_SLOT_MIN : len;
-		unsigned char *d = realloc(s->data, cap);
+		return NULL;
+	if (s->cap < cap) {
+		size_t n = cap < LB_SLOT_MIN ? LB_SLOT_MIN : cap;
+		unsigned char *d = realloc(s->data, n);
 
 		if (!d)
-			return false;
+			return NULL;
 		s->data = d;
-		s->cap = cap;
+		s->cap = n;
 	}
+	return s;
+}
+
+/* Publish the slot lb_slot_get() returned, now holding @len bytes. */
+static void lb_publish(struct backend *b, struct lb_slot *s, size_t len)
+{
+	unsigned int tail = atomic_load_explicit(&b->lb_tail,
+						 memory_order_relaxed);
+
 	s->len = len;
-	memcpy(s->data, frame, len);
 	/* before the frame is published, so its record precedes the received one */
 	if (b->pcap)
-		pcap_write(b->pcap, frame, len);
+		pcap_write(b->pcap, s->data, len);
 	atomic_store_explicit(&b->lb_tail, tail + 1, memory_order_release);
+}
+
+static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
+{
+	struct lb_slot *s = lb_slot_get(b, len);
+
+	if (!s)
+		return false;
+	memcpy(s->data, frame, len);
+	lb_publish(b, s, len);
 	return true;
 }
 
@@ -342,6 +363,44 @@ unsigned int backend_poll(struct backend *b)
 				      memory_order_release);
 	}
 	return done;
+}
+
+unsigned int backend_rx_burst(struct backend *b, struct backend_rx *out,
+			      unsigned int max)
+{
+	unsigned int head, tail, n;
+	uint64_t bytes = 0;
+
+	if (b->kind != BACKEND_LOOPBACK)
+		return 0;
+	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
+	tail = atomic_load_explicit(&b->lb_tail, memory_order_acquire);
+	/* loopback_xmit() and backend_tx_commit() queue only valid lengths */
+	for (n = 0; n < max && head + n != tail; n++) {
+		const struct lb_slot *s =
+			&b->lb_ring[(head + n) & (LOOPBACK_DEPTH - 1)];
+
+		out[n].data = s->data;
+		out[n].len = s->len;
+		bytes += s->len;
+		if (b->pcap)
+			pcap_write(b->pcap, s->data, s->len);
+	}
+	if (n) {
+		count(&b->cnt.rx_frames, n);
+		count(&b->cnt.rx_bytes, bytes);
+	}
+	return n;
+}
+
+void backend_rx_release(struct backend *b, unsigned int n)
+{
+	unsigned int head;
+
+	if (!n)
+		return;
+	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
+	atomic_store_explicit(&b->lb_head, head + n, memory_order_release);
 }
 
 /* ---- receive thread (socket, tap) ---------------------------------------- */
@@ -951,6 +1010,39 @@ void backend_xmit(struct backend *b, const void *frame, size_t len)
 	count(&b->cnt.tx_bytes, len);
 }
 
+void *backend_tx_buf(struct backend *b, size_t cap)
+{
+	struct lb_slot *s;
+
+	if (b->kind == BACKEND_LOOPBACK && cap <= BACKEND_TX_BUF) {
+		s = lb_slot_get(b, cap);
+		if (s)
+			return s->data;
+	}
+	/* full ring: backend_tx_commit() drops and counts it */
+	return b->txbuf;
+}
+
+void backend_tx_commit(struct backend *b, void *buf, size_t len)
+{
+	unsigned int tail;
+	struct lb_slot *s;
+
+	if (buf == b->txbuf) {
+		backend_xmit(b, buf, len);
+		return;
+	}
+	tail = atomic_load_explicit(&b->lb_tail, memory_order_relaxed);
+	s = &b->lb_ring[tail & (LOOPBACK_DEPTH - 1)];
+	if (len < ETH_MIN_FRAME || len > BACKEND_MAX_FRAME || len > s->cap) {
+		count(&b->cnt.tx_drops, 1);
+		return;
+	}
+	lb_publish(b, s, len);
+	count(&b->cnt.tx_frames, 1);
+	count(&b->cnt.tx_bytes, len);
+}
+
 void backend_stats(const struct backend *b, struct backend_stats *out)
 {
 	const struct backend_counters *c = &b->cnt;
@@ -999,6 +1091,7 @@ static void backend_fini_kind(struct backend *b)
 
 static void backend_free(struct backend *b)
 {
+	free(b->txbuf);
 	pthread_mutex_destroy(&b->peer_lock);
 	free(b->name);
 	free(b);
@@ -1016,6 +1109,9 @@ static struct backend *backend_alloc(const char *spec,
 	b->name = strdup(spec);
 	if (!b->name)
 		goto err_free;
+	b->txbuf = malloc(BACKEND_TX_BUF);
+	if (!b->txbuf)
+		goto err_name;
 	if (pthread_mutex_init(&b->peer_lock, NULL))
 		goto err_name;
 	b->kind = ps->kind;
@@ -1029,6 +1125,7 @@ static struct backend *backend_alloc(const char *spec,
 	return b;
 
 err_name:
+	free(b->txbuf);
 	free(b->name);
 err_free:
 	free(b);

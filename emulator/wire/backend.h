@@ -55,6 +55,33 @@ struct backend *backend_open(const char *spec, const char *pcap_path,
 void backend_xmit(struct backend *b, const void *frame, size_t len);
 
 /*
+ * Transmit without an intermediate copy: backend_tx_buf() returns a
+ * buffer of at least @cap bytes (cap <= BACKEND_TX_BUF) to build the frame
+ * in -- for loopback the next slot of its ring, else a buffer of the
+ * backend's -- and backend_tx_commit() sends the first @len bytes of it
+ * as backend_xmit() would.  One frame at a time, from one thread.
+ */
+#define BACKEND_TX_BUF (BACKEND_MAX_FRAME + 4)
+void *backend_tx_buf(struct backend *b, size_t cap);
+void backend_tx_commit(struct backend *b, void *buf, size_t len);
+
+/* A received frame, as backend_rx_burst() hands it over. */
+struct backend_rx {
+	const void *data;
+	size_t len;
+};
+
+/*
+ * Loopback: the (at most @max) oldest queued frames by pointer into the
+ * ring, counted as received and captured; they stay in place until
+ * backend_rx_release(b, n) frees the n oldest.  Returns how many; 0 for
+ * the other kinds (their frames come through the rx callback).
+ */
+unsigned int backend_rx_burst(struct backend *b, struct backend_rx *out,
+			      unsigned int max);
+void backend_rx_release(struct backend *b, unsigned int n);
+
+/*
  * Deliver frames the backend queued for the caller's thread (loopback).
  * Returns the number delivered.  The device thread calls it after each
  * doorbell batch.
