@@ -357,17 +357,34 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
  */
 static unsigned int poll_backend(unsigned int port)
 {
-	struct backend *b = emu_ports[port - 1].backend;
+	struct emu_dev_port *dp = &emu_ports[port - 1];
+	struct backend_lb *lb = dp->lb;
 	struct backend_rx fr[RX_BURST];
 	unsigned int i, n, total = 0;
+	uint64_t bytes = 0;
 
-	if (!b)
+	if (lb) {
+		/* only what is queued now */
+		n = backend_lb_queued(lb);
+		for (i = 0; i < n; i++) {
+			const struct backend_lb_slot *s = backend_lb_at(lb, i);
+
+			bytes += s->len;
+			rx_frame(port, s->data, s->len);
+		}
+		backend_lb_pop(lb, n);
+		backend_lb_account(dp->backend, dp->lb_tx_frames,
+				   dp->lb_tx_bytes, n, bytes);
+		dp->lb_tx_frames = dp->lb_tx_bytes = 0;
+		return n;
+	}
+	if (!dp->backend)
 		return 0;
 	do {
-		n = backend_rx_burst(b, fr, RX_BURST);
+		n = backend_rx_burst(dp->backend, fr, RX_BURST);
 		for (i = 0; i < n; i++)
 			rx_frame(port, fr[i].data, fr[i].len);
-		backend_rx_release(b, n);
+		backend_rx_release(dp->backend, n);
 		total += n;
 	} while (n == RX_BURST);
 	return total;
@@ -561,6 +578,7 @@ int emu_port_attach(unsigned int port)
 				  port, rx_cb, NULL);
 	if (!v->backend)
 		return errno ? -errno : -EIO;
+	v->lb = backend_lb(v->backend);
 	if (emu_verbose())
 		emu_log("port %u: backend %s%s%s", port, spec,
 			emu.opts.pcap[0] ? ", capture " : "", emu.opts.pcap);
@@ -1011,18 +1029,23 @@ static void tx_sent(struct emu_hwq *sq, size_t len)
  */
 static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 {
-	struct backend *b = emu_ports[sq->port - 1].backend;
+	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
 	const struct mana_tx_oob *oob;
 	unsigned int npc = 0;
-	size_t len = 0;
 	uint8_t type, *f = NULL;
+	bool in_ring = false;
+	size_t len = 0;
 
 	type = tx_check_oob(sq, p, &oob);
 	if (type == CQE_TX_OKAY)
 		type = tx_sges(sq, p, pc, &npc, &len);
 	if (type == CQE_TX_OKAY) {
-		f = backend_tx_buf(b, len + EMU_VLAN_HLEN);
+		if (dp->lb)
+			f = backend_lb_slot(dp->lb, len + EMU_VLAN_HLEN);
+		in_ring = f != NULL;
+		if (!f)
+			f = backend_tx_buf(dp->backend, len + EMU_VLAN_HLEN);
 		type = tx_gather(pc, npc, f);
 	}
 	if (type == CQE_TX_OKAY)
@@ -1032,7 +1055,13 @@ static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 		tx_cqe(sq, type, wqe_off);
 		return;
 	}
-	backend_tx_commit(b, f, len);
+	if (in_ring) {
+		backend_lb_push(dp->lb, len);
+		dp->lb_tx_frames++;
+		dp->lb_tx_bytes += len;
+	} else {
+		backend_tx_commit(dp->backend, f, len);
+	}
 	tx_sent(sq, len);
 	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
@@ -1773,6 +1802,7 @@ void emu_device_shutdown(void)
 	for (p = 1; p <= emu.opts.ports; p++) {
 		backend_close(emu_ports[p - 1].backend);
 		emu_ports[p - 1].backend = NULL;
+		emu_ports[p - 1].lb = NULL;
 	}
 }
 

@@ -32,6 +32,7 @@ struct emu_cq;
 struct rx_hold;
 struct wq_cache;
 struct backend;
+struct backend_lb;
 struct emu_dev_mr;
 
 enum emu_hwq_type {
@@ -130,6 +131,9 @@ struct emu_port_rx {
 /* A port as the device sees it. */
 struct emu_dev_port {
 	struct backend *backend;	/* opened with the first queue, kept */
+	struct backend_lb *lb;		/* its inline ring (loopback), or NULL */
+	/* frames through lb not yet counted in the backend */
+	uint64_t lb_tx_frames, lb_tx_bytes;
 	struct emu_port_rx rx;
 };
 

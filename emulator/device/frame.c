@@ -158,14 +158,15 @@ void emu_frame_parse(const uint8_t *f, size_t len, struct emu_frame *fr)
 }
 
 /*
- * The folded 16-bit one's complement sum of @len bytes, as
- * mana_csum_fold(mana_csum_add(0, p, len)) gives it, eight bytes at a
- * time: the sum is taken over little-endian words and swapped once at
- * the end (RFC 1071: the sum does not depend on byte order).
+ * One's complement sums eight bytes at a time: the words are added as
+ * little-endian into a 64-bit accumulator and the folded result swapped
+ * once at the end (RFC 1071: the sum does not depend on byte order), so
+ * a big-endian 16-bit value x joins a sum as bswap16(x).
  */
-static uint16_t csum16(const uint8_t *p, size_t len)
+static inline __attribute__((always_inline)) uint64_t
+csum_acc(uint64_t acc, const uint8_t *p, size_t len)
 {
-	uint64_t acc = 0, w;
+	uint64_t w;
 	uint32_t v;
 	uint16_t h;
 	size_t i = 0;
@@ -186,6 +187,12 @@ static uint16_t csum16(const uint8_t *p, size_t len)
 	}
 	if (i < len)
 		acc += p[i];	/* the odd byte is the high byte of its BE word */
+	return acc;
+}
+
+/* The accumulator folded to 16 bits, in network (big-endian) order. */
+static inline uint16_t csum_fold(uint64_t acc)
+{
 	acc = (acc & 0xffffffffu) + (acc >> 32);
 	acc = (acc & 0xffffffffu) + (acc >> 32);
 	acc = (acc & 0xffff) + (acc >> 16);
@@ -194,25 +201,30 @@ static uint16_t csum16(const uint8_t *p, size_t len)
 	return __builtin_bswap16((uint16_t)acc);
 }
 
-/* Pseudo-header sum (RFC 793/768, RFC 8200 8.1) of the L4 segment. */
-static uint32_t pseudo_sum(const uint8_t *f, const struct emu_frame *fr)
+/* mana_csum_fold(mana_csum_add(0, p, len)) */
+static uint16_t csum16(const uint8_t *p, size_t len)
+{
+	return csum_fold(csum_acc(0, p, len));
+}
+
+/*
+ * The folded sum of the L4 segment and its pseudo-header (RFC 793/768,
+ * RFC 8200 8.1).
+ */
+static uint16_t l4_sum(const uint8_t *f, const struct emu_frame *fr)
 {
 	uint32_t l4len = fr->l3_end - fr->l4_off;
 	const uint8_t *ip = f + fr->l3_off;
-	uint32_t sum;
+	uint64_t acc;
 
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4)
-		sum = csum16(ip + 12, 8);
+		acc = csum_acc(0, ip + 12, 8);
 	else
-		sum = csum16(ip + 8, 32);
-	return sum + fr->l4_proto + (l4len >> 16) + (l4len & 0xffff);
-}
-
-/* The folded sum of @sum and the bytes of the L4 segment. */
-static uint16_t l4_sum(const uint8_t *f, const struct emu_frame *fr)
-{
-	return mana_csum_fold(pseudo_sum(f, fr) +
-			      csum16(f + fr->l4_off, fr->l3_end - fr->l4_off));
+		acc = csum_acc(0, ip + 8, 32);
+	acc += __builtin_bswap16(fr->l4_proto) +
+	       __builtin_bswap16((uint16_t)(l4len >> 16)) +
+	       __builtin_bswap16((uint16_t)l4len);
+	return csum_fold(csum_acc(acc, f + fr->l4_off, l4len));
 }
 
 static unsigned int l4_csum_off(uint8_t proto)

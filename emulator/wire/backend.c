@@ -50,7 +50,7 @@
 #include "emulator/lib/quiet_thread.h"
 
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
-#define LOOPBACK_DEPTH	4096	/* frames; a power of two */
+#define LOOPBACK_DEPTH	BACKEND_LB_DEPTH
 #define RX_BURST	64	/* reads before checking for stop */
 /*
  * Bounded wait on a full peer queue: backpressure, then drop.  A peer's
@@ -79,10 +79,7 @@ enum backend_kind {
 };
 
 /* A loopback slot: its buffer is kept and reused, grown when too small. */
-struct lb_slot {
-	size_t len, cap;
-	unsigned char *data;
-};
+#define lb_slot backend_lb_slot
 #define LB_SLOT_MIN	2048	/* first buffer of a slot: a 1500-byte frame */
 
 struct backend_counters {
@@ -106,8 +103,7 @@ struct backend {
 	 * (backend_poll) ring of reused buffers, no lock and no allocation
 	 * per frame; head and tail are free-running
 	 */
-	struct lb_slot *lb_ring;
-	_Atomic unsigned int lb_head, lb_tail;
+	struct backend_lb lb;
 	/* backend_tx_buf() when no slot is at hand, and the other kinds */
 	unsigned char *txbuf;
 
@@ -285,8 +281,8 @@ static void deliver(struct backend *b, const void *frame, size_t len)
 
 static int loopback_init(struct backend *b)
 {
-	b->lb_ring = calloc(LOOPBACK_DEPTH, sizeof(*b->lb_ring));
-	return b->lb_ring ? 0 : -ENOMEM;
+	b->lb.ring = calloc(LOOPBACK_DEPTH, sizeof(*b->lb.ring));
+	return b->lb.ring ? 0 : -ENOMEM;
 }
 
 static void loopback_fini(struct backend *b)
@@ -294,18 +290,18 @@ static void loopback_fini(struct backend *b)
 	unsigned int i;
 
 	for (i = 0; i < LOOPBACK_DEPTH; i++)
-		free(b->lb_ring[i].data);
-	free(b->lb_ring);
+		free(b->lb.ring[i].data);
+	free(b->lb.ring);
 }
 
 /* The slot for the next frame, holding at least @cap bytes; NULL if full. */
 static struct lb_slot *lb_slot_get(struct backend *b, size_t cap)
 {
-	unsigned int tail = atomic_load_explicit(&b->lb_tail,
+	unsigned int tail = atomic_load_explicit(&b->lb.tail,
 						 memory_order_relaxed);
-	unsigned int head = atomic_load_explicit(&b->lb_head,
+	unsigned int head = atomic_load_explicit(&b->lb.head,
 						 memory_order_acquire);
-	struct lb_slot *s = &b->lb_ring[tail & (LOOPBACK_DEPTH - 1)];
+	struct lb_slot *s = &b->lb.ring[tail & (LOOPBACK_DEPTH - 1)];
 
 	if (tail - head >= LOOPBACK_DEPTH)
 		return NULL;
@@ -324,14 +320,14 @@ static struct lb_slot *lb_slot_get(struct backend *b, size_t cap)
 /* Publish the slot lb_slot_get() returned, now holding @len bytes. */
 static void lb_publish(struct backend *b, struct lb_slot *s, size_t len)
 {
-	unsigned int tail = atomic_load_explicit(&b->lb_tail,
+	unsigned int tail = atomic_load_explicit(&b->lb.tail,
 						 memory_order_relaxed);
 
 	s->len = len;
 	/* before the frame is published, so its record precedes the received one */
 	if (b->pcap)
 		pcap_write(b->pcap, s->data, len);
-	atomic_store_explicit(&b->lb_tail, tail + 1, memory_order_release);
+	atomic_store_explicit(&b->lb.tail, tail + 1, memory_order_release);
 }
 
 static bool loopback_xmit(struct backend *b, const void *frame, size_t len)
@@ -352,14 +348,14 @@ unsigned int backend_poll(struct backend *b)
 	if (b->kind != BACKEND_LOOPBACK)
 		return 0;
 	/* Only what is queued now, so rx callbacks that transmit end. */
-	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
-	tail = atomic_load_explicit(&b->lb_tail, memory_order_acquire);
+	head = atomic_load_explicit(&b->lb.head, memory_order_relaxed);
+	tail = atomic_load_explicit(&b->lb.tail, memory_order_acquire);
 	for (; head != tail; head++, done++) {
-		const struct lb_slot *s = &b->lb_ring[head & (LOOPBACK_DEPTH - 1)];
+		const struct lb_slot *s = &b->lb.ring[head & (LOOPBACK_DEPTH - 1)];
 
 		deliver(b, s->data, s->len);
 		/* the slot is free only once delivered */
-		atomic_store_explicit(&b->lb_head, head + 1,
+		atomic_store_explicit(&b->lb.head, head + 1,
 				      memory_order_release);
 	}
 	return done;
@@ -373,12 +369,12 @@ unsigned int backend_rx_burst(struct backend *b, struct backend_rx *out,
 
 	if (b->kind != BACKEND_LOOPBACK)
 		return 0;
-	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
-	tail = atomic_load_explicit(&b->lb_tail, memory_order_acquire);
+	head = atomic_load_explicit(&b->lb.head, memory_order_relaxed);
+	tail = atomic_load_explicit(&b->lb.tail, memory_order_acquire);
 	/* loopback_xmit() and backend_tx_commit() queue only valid lengths */
 	for (n = 0; n < max && head + n != tail; n++) {
 		const struct lb_slot *s =
-			&b->lb_ring[(head + n) & (LOOPBACK_DEPTH - 1)];
+			&b->lb.ring[(head + n) & (LOOPBACK_DEPTH - 1)];
 
 		out[n].data = s->data;
 		out[n].len = s->len;
@@ -399,8 +395,8 @@ void backend_rx_release(struct backend *b, unsigned int n)
 
 	if (!n)
 		return;
-	head = atomic_load_explicit(&b->lb_head, memory_order_relaxed);
-	atomic_store_explicit(&b->lb_head, head + n, memory_order_release);
+	head = atomic_load_explicit(&b->lb.head, memory_order_relaxed);
+	atomic_store_explicit(&b->lb.head, head + n, memory_order_release);
 }
 
 /* ---- receive thread (socket, tap) ---------------------------------------- */
@@ -1010,6 +1006,21 @@ void backend_xmit(struct backend *b, const void *frame, size_t len)
 	count(&b->cnt.tx_bytes, len);
 }
 
+struct backend_lb *backend_lb(struct backend *b)
+{
+	return b->kind == BACKEND_LOOPBACK && !b->pcap ? &b->lb : NULL;
+}
+
+void backend_lb_account(struct backend *b, uint64_t tx_frames,
+			uint64_t tx_bytes, uint64_t rx_frames,
+			uint64_t rx_bytes)
+{
+	count(&b->cnt.tx_frames, tx_frames);
+	count(&b->cnt.tx_bytes, tx_bytes);
+	count(&b->cnt.rx_frames, rx_frames);
+	count(&b->cnt.rx_bytes, rx_bytes);
+}
+
 void *backend_tx_buf(struct backend *b, size_t cap)
 {
 	struct lb_slot *s;
@@ -1032,8 +1043,8 @@ void backend_tx_commit(struct backend *b, void *buf, size_t len)
 		backend_xmit(b, buf, len);
 		return;
 	}
-	tail = atomic_load_explicit(&b->lb_tail, memory_order_relaxed);
-	s = &b->lb_ring[tail & (LOOPBACK_DEPTH - 1)];
+	tail = atomic_load_explicit(&b->lb.tail, memory_order_relaxed);
+	s = &b->lb.ring[tail & (LOOPBACK_DEPTH - 1)];
 	if (len < ETH_MIN_FRAME || len > BACKEND_MAX_FRAME || len > s->cap) {
 		count(&b->cnt.tx_drops, 1);
 		return;
@@ -1078,7 +1089,7 @@ static void backend_fini_kind(struct backend *b)
 {
 	if (b->pid == getpid())
 		rx_thread_stop(b);
-	if (b->kind == BACKEND_LOOPBACK && b->lb_ring)
+	if (b->kind == BACKEND_LOOPBACK && b->lb.ring)
 		loopback_fini(b);
 	if (b->kind == BACKEND_SOCKET)
 		socket_close(b);
