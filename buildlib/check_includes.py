@@ -36,10 +36,6 @@ INTERFACES = ["providers/mana/manadv.h", "emulator/mana_emu.h"]
 
 # (from, to): why it is still there and when it goes.
 KNOWN = {
-    ("emulator/device/device.c", "emulator/kernel/kernel.h"):
-        "the device reads the kernel's object tables (vports, MRs, "
-        "contexts) and posts completion events; goes when device.c is "
-        "split behind a device-owned interface (after the speed rewrite)",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

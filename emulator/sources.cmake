@@ -17,6 +17,11 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
+	${MANA_EMU_DIR}/device/cq.c
+	${MANA_EMU_DIR}/device/umem.c
+	${MANA_EMU_DIR}/device/tx.c
+	${MANA_EMU_DIR}/device/rx.c
+	${MANA_EMU_DIR}/device/stats.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/x86_store.c
