@@ -30,7 +30,9 @@ set(MANA_EMU_CORE_SOURCES
 # The real libc calls (lib/libc.c) come with them: the wires are its lowest
 # user, and everything that links the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
-set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/socket.c ${MANA_EMU_DIR}/wire/pcap.c
+set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
+	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
+	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_LIBC_SOURCES})
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
