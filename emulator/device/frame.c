@@ -24,8 +24,8 @@
 #define IPV6_EXT_DSTOPTS 60
 #define IPV6_MAX_EXT 8		/* give up on longer header chains */
 
-static void parse_l4(const uint8_t *f, struct emu_frame *fr, uint8_t proto,
-		     uint16_t off)
+static inline __attribute__((always_inline)) void
+parse_l4(const uint8_t *f, struct emu_frame *fr, uint8_t proto, uint16_t off)
 {
 	size_t need = proto == IPPROTO_TCP ? TCP_MIN_HLEN : UDP_HLEN;
 
@@ -207,6 +207,16 @@ static uint16_t csum16(const uint8_t *p, size_t len)
 	return csum_fold(csum_acc(0, p, len));
 }
 
+/* csum16() of an IPv4 header, unrolled for the usual 20 bytes */
+static inline uint16_t ipv4_hdr_sum(const uint8_t *hdr)
+{
+	size_t hlen = (size_t)(hdr[0] & 0xf) * 4;
+
+	if (hlen == 20)
+		return csum_fold(csum_acc(0, hdr, 20));
+	return csum16(hdr, hlen);
+}
+
 /*
  * The folded sum of the L4 segment and its pseudo-header (RFC 793/768,
  * RFC 8200 8.1).
@@ -240,7 +250,7 @@ void emu_frame_tx_csum(uint8_t *f, const struct emu_frame *fr, bool ip,
 
 	if (ip && fr->tuple.l3 == MANA_RSS_L3_IPV4) {
 		mana_put_be16(hdr + 10, 0);
-		c = ~csum16(hdr, (size_t)(hdr[0] & 0xf) * 4);
+		c = ~ipv4_hdr_sum(hdr);
 		mana_put_be16(hdr + 10, c);
 	}
 	/* a request that does not match the frame is not applied */
@@ -264,7 +274,7 @@ void emu_frame_rx_csum(const uint8_t *f, const struct emu_frame *fr,
 	*ip = EMU_CSUM_NONE;
 	*l4 = EMU_CSUM_NONE;
 	if (fr->tuple.l3 == MANA_RSS_L3_IPV4) {
-		sum = csum16(hdr, (size_t)(hdr[0] & 0xf) * 4);
+		sum = ipv4_hdr_sum(hdr);
 		*ip = sum == 0xffff ? EMU_CSUM_OK : EMU_CSUM_BAD;
 	}
 	if (!fr->l4_proto)
