@@ -321,21 +321,43 @@ void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx)
 				 EMU_RSS_KEY_LEN);
 }
 
+/*
+ * The Toeplitz hash of an IPv4 4-tuple (src, dst, sport, dport: 12 input
+ * bytes), unrolled over the key's table: what mana_rss_hash_table() gives
+ * for MANA_HASH_TCP_IPV4 and MANA_HASH_UDP_IPV4, the usual RSS frames.
+ */
+static uint32_t tz_ipv4_l4(const struct mana_toeplitz_table *tb,
+			   const struct mana_rss_tuple *t)
+{
+	const uint8_t *s = t->src, *d = t->dst;
+
+	return tb->t[0][s[0]] ^ tb->t[1][s[1]] ^ tb->t[2][s[2]] ^
+	       tb->t[3][s[3]] ^ tb->t[4][d[0]] ^ tb->t[5][d[1]] ^
+	       tb->t[6][d[2]] ^ tb->t[7][d[3]] ^
+	       tb->t[8][t->sport >> 8] ^ tb->t[9][t->sport & 0xff] ^
+	       tb->t[10][t->dport >> 8] ^ tb->t[11][t->dport & 0xff];
+}
+
 /* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
 static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
 				const struct emu_frame *fr, struct rx_meta *m)
 {
+	const struct mana_toeplitz_table *tb = &rss_tables[port - 1];
 	uint32_t hash, type;
 
-	if (v->rss_enabled &&
-	    !mana_rss_hash_table(&rss_tables[port - 1],
-				 rx_hash_fields(v), &fr->tuple, &hash, &type) &&
-	    type) {
-		m->hash = hash;
-		m->hashtype = mana_rss_cqe_hashtype(type);
-		return v->indir[hash % EMU_RSS_INDIR];
-	}
-	return v->default_rq;
+	if (!v->rss_enabled)
+		return v->default_rq;
+	type = mana_rss_hash_type(rx_hash_fields(v), &fr->tuple);
+	if (type == MANA_HASH_TCP_IPV4 || type == MANA_HASH_UDP_IPV4)
+		hash = tz_ipv4_l4(tb, &fr->tuple);
+	else if (mana_rss_hash_table(tb, rx_hash_fields(v), &fr->tuple, &hash,
+				     &type))
+		type = 0;
+	if (!type)
+		return v->default_rq;
+	m->hash = hash;
+	m->hashtype = mana_rss_cqe_hashtype(type);
+	return v->indir[hash % EMU_RSS_INDIR];
 }
 
 void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
