@@ -34,9 +34,27 @@ static uint8_t tx_sges(struct emu_hwq *sq, const uint8_t *p,
 	struct gdma_sge sge;
 	unsigned int n = 0;
 	size_t sum = 0;
+	uintptr_t va;
 
+	/* most sends are one SGE: the loop below without the loop */
+	if (nsge == 1) {
+		gdma_wqe_view_sge(p, v, 0, &sge);
+		if (!sge.size)
+			return CQE_TX_INVALID_ETH_TYPE;
+		va = sge_map(sq, &sge, false);
+		if (!va)
+			return CQE_TX_HDR_PROCESSING_ERROR;
+		if (sge.size > BACKEND_MAX_FRAME)
+			return CQE_TX_MTU_DROP;
+		if (sge.size < ETH_MIN_LEN)
+			return CQE_TX_INVALID_ETH_TYPE;
+		pc[0].va = (void *)va;
+		pc[0].len = sge.size;
+		*npc = 1;
+		*total = sge.size;
+		return CQE_TX_OKAY;
+	}
 	for (i = 0; i < nsge; i++) {
-		uintptr_t va;
 
 		gdma_wqe_view_sge(p, v, i, &sge);
 		if (!sge.size)
@@ -63,6 +81,10 @@ static uint8_t tx_gather(const struct tx_piece *pc, unsigned int n,
 {
 	unsigned int i;
 
+	/* most sends are one piece */
+	if (n == 1)
+		return ucopy(f, pc[0].va, pc[0].len, false) == pc[0].len ?
+			       CQE_TX_OKAY : CQE_TX_HDR_PROCESSING_ERROR;
 	for (i = 0; i < n; i++) {
 		if (ucopy(f, pc[i].va, pc[i].len, false) != pc[i].len)
 			return CQE_TX_HDR_PROCESSING_ERROR;
