@@ -130,9 +130,11 @@ static inline bool oob_same(const struct wq_cache *c, const uint8_t *oob,
 	uint64_t w;
 	uint32_t i;
 
-	if (c->oob_size != size)
+	/* every OOB size is 8 or more; the short form is the usual one */
+	memcpy(&w, oob, sizeof(w));
+	if (c->oob_size != size || w != c->oob_raw[0])
 		return false;
-	for (i = 0; i < size / 8; i++) {
+	for (i = 1; i < size / 8; i++) {
 		memcpy(&w, oob + 8 * i, sizeof(w));
 		if (w != c->oob_raw[i])
 			return false;
