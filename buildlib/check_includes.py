@@ -49,18 +49,10 @@ INTERFACES = ["providers/mana/manadv.h", "emulator/mana_emu.h"]
 
 # (from, to): why it is still there and when it goes.
 KNOWN = {
-    ("emulator/device/device.c", "emulator/kernel/kernel.h"):
-        "the device reads the kernel's object tables (vports, MRs, "
-        "contexts) and posts completion events; goes when device.c is "
-        "split behind a device-owned interface (after the speed rewrite)",
 }
 
 # (object's source, layer it may reach up to): why, and when it goes.
 LINK_KNOWN = {
-    ("emulator/device/device.c", "host"):
-        "the device's own fds (wake fd poll/read, the statistics file's "
-        "open/write/close) and its sigaction go through the interposers "
-        "instead of lib/libc.c; goes with the device rewrite",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

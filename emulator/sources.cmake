@@ -20,6 +20,11 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs_methods.c
 	${MANA_EMU_DIR}/kernel/uverbs_qp_methods.c
 	${MANA_EMU_DIR}/device/device.c
+	${MANA_EMU_DIR}/device/cq.c
+	${MANA_EMU_DIR}/device/umem.c
+	${MANA_EMU_DIR}/device/tx.c
+	${MANA_EMU_DIR}/device/rx.c
+	${MANA_EMU_DIR}/device/stats.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/trap_queue.c
@@ -32,7 +37,9 @@ set(MANA_EMU_CORE_SOURCES
 # with them: the wires are their lowest user, and everything that links
 # the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
-set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
+set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
+	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
+	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c)
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 	${MANA_EMU_DIR}/core/option_values.c)

@@ -1471,6 +1471,83 @@ static void test_in_place(void)
 	      "no header refused");
 }
 
+/*
+ * gdma_wqe_view_decode() accepts exactly what gdma_wqe_decode_linear()
+ * accepts, also when its header cache holds a good header and the next
+ * header differs in one bit; its SGEs are the decoded ones.
+ * mana_tx_comp_encode_one() writes and refuses as mana_tx_comp_oob_encode().
+ */
+static void test_wqe_view(void)
+{
+	static const enum gdma_queue_type qts[] = { GDMA_SQ, GDMA_RQ };
+	struct gdma_wqe_view v;
+	uint8_t a[GDMA_CQE_DATA_SIZE], b[GDMA_CQE_DATA_SIZE];
+	uint8_t ring[GDMA_MAX_SQE_SIZE];
+	uint32_t seed = 777, i, q, k, size, len;
+	struct gdma_wqe w = { 0 }, x;
+	struct gdma_sge sge;
+
+	for (i = 0; i < 4096; i++) {
+		struct mana_tx_comp_oob o = { 0 };
+		int ra, rb;
+
+		seed = seed * 1103515245 + 12345;
+		o.cqe_type = (uint8_t)(seed >> 8) % 64;
+		o.tx_wqe_offset = i % 5 ? seed >> 5 & 0x7FFFFFF : seed;
+		memset(a, 0xAA, sizeof(a));
+		memset(b, 0xAA, sizeof(b));
+		ra = mana_tx_comp_oob_encode(&o, a);
+		rb = mana_tx_comp_encode_one(b, o.cqe_type, o.tx_wqe_offset);
+		CHECK(ra == rb, "tx encode_one agrees on validity (%u)", i);
+		CHECK(ra || !memcmp(a, b, sizeof(a)), "tx encode_one bytes (%u)",
+		      i);
+	}
+
+	for (q = 0; q < 2; q++) {
+		memset(&w, 0, sizeof(w));
+		w.hdr.num_sge = 3;
+		w.hdr.oob_size = GDMA_OOB_SMALL;
+		for (k = 0; k < 3; k++)
+			w.sge[k] = (struct gdma_sge){ 0x1000 * (k + 1), 5 + k,
+						      64 * (k + 1) };
+		memset(ring, 0, sizeof(ring));
+		CHECK(gdma_wqe_post(ring, sizeof(ring), 0, qts[q], &w, &size) ==
+			      0, "post for the view");
+		len = size * GDMA_WQE_BU_SIZE;
+		memset(&v, 0, sizeof(v));
+		CHECK(gdma_wqe_view_decode(ring, len, qts[q], &v) == 0 &&
+			      v.size == len, "view decodes (%u)", q);
+		for (k = 0; k < 3; k++) {
+			gdma_wqe_view_sge(ring, &v, k, &sge);
+			CHECK(!memcmp(&sge, &w.sge[k], sizeof(sge)),
+			      "view SGE %u (%u)", k, q);
+		}
+		CHECK(gdma_wqe_view_decode(ring, len - 1, qts[q], &v) ==
+			      -EINVAL, "cached header, one byte short (%u)", q);
+		CHECK(gdma_wqe_view_decode(ring, 4, qts[q], &v) == -EINVAL,
+		      "no header (%u)", q);
+		/* every single-bit change of a good cached header */
+		for (k = 0; k < 64; k++) {
+			int rl, rv;
+
+			ring[k / 8] ^= (uint8_t)(1u << k % 8);
+			memset(&x, 0, sizeof(x));
+			rl = gdma_wqe_decode_linear(ring, sizeof(ring), qts[q],
+						    &x, NULL);
+			rv = gdma_wqe_view_decode(ring, sizeof(ring), qts[q],
+						  &v);
+			CHECK(rl == rv, "bit %u: view agrees (%u)", k, q);
+			CHECK(rv || (v.size == gdma_wqe_size(x.hdr.oob_size,
+							       x.hdr.num_sge) &&
+				     v.hdr.num_sge == x.hdr.num_sge),
+			      "bit %u: same header (%u)", k, q);
+			ring[k / 8] ^= (uint8_t)(1u << k % 8);
+			CHECK(gdma_wqe_view_decode(ring, len, qts[q], &v) == 0,
+			      "bit %u: good again (%u)", k, q);
+		}
+	}
+}
+
 int main(void)
 {
 	test_doorbells();
@@ -1492,5 +1569,6 @@ int main(void)
 	test_ring_wrap();
 	test_fast_views();
 	test_in_place();
+	test_wqe_view();
 	return check_done();
 }

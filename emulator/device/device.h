@@ -3,13 +3,19 @@
  * The GDMA device model: hardware queues (SQ, RQ, CQ) living in
  * application memory, and the device thread that executes doorbells.
  *
- * The kernel half (kernel.c) creates and destroys hardware queues with the
- * verbs objects that own them; the device thread consumes doorbell stores
- * trapped on the contexts' doorbell pages (trap.h) in order, walks the
- * queues, moves frames through the ports' wire backends (backend.h) and
- * writes CQEs.  Both run under emu.lock, so a queue is never destroyed
- * while the device is inside it; the thread never holds the lock while it
- * sleeps.  Every function here expects emu.lock held unless noted.
+ * The emulated kernel creates and destroys hardware queues with the verbs
+ * objects that own them, registers MRs (emu_dev_mr_add) and programs the
+ * ports' RX steering (emu_port_rx_program); what the device needs back
+ * from it (contexts, completion and error events) goes through the
+ * callbacks it registers (emu_device_set_ops), so the device never
+ * includes the kernel's headers.  The device thread consumes doorbell
+ * stores trapped on the contexts' doorbell pages (trap.h) in order, walks
+ * the queues, moves frames through the ports' wire backends (backend.h)
+ * and writes CQEs.  Both run under emu.lock, so a queue is never
+ * destroyed while the device is inside it; the thread never holds the
+ * lock while it sleeps.  Every function here expects emu.lock held unless
+ * noted.  The datapath helpers other engines of the device (device/rc.c)
+ * share are in hwq.h.
  */
 #ifndef MANA_EMU_DEVICE_H
 #define MANA_EMU_DEVICE_H
@@ -18,50 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct emu_ucontext;
-struct emu_pd;
-struct emu_cq;
-struct rx_hold;
-struct wq_cache;
-
-enum emu_hwq_type {
-	EMU_HWQ_SQ = 1,		/* = MANA_EMU_QUEUE_SQ */
-	EMU_HWQ_RQ = 2,
-	EMU_HWQ_CQ = 3,
-};
-
-struct emu_queue_stats {
-	uint64_t frames, bytes, drops, errors;
-};
-
-struct emu_hwq {
-	enum emu_hwq_type type;
-	uint32_t id;
-	struct emu_hwq *hash_next;
-	struct emu_ucontext *ctx;	/* owner: its doorbell page rings us */
-	uint64_t buf;			/* user VA of the ring */
-	uint32_t size;			/* bytes (CQ: entries * 64) */
-	uint32_t port;
-	struct emu_pd *pd;		/* SQ/RQ: the PD whose MRs SGEs name */
-	struct emu_hwq *cq;		/* SQ/RQ: where completions go */
-	struct emu_cq *ucq;		/* CQ: the verbs CQ (channel, handle) */
-	uint32_t count;			/* CQ: entries */
-	uint32_t tx_vp_offset;		/* SQ */
-	/* device state */
-	uint32_t head, tail;		/* SQ/RQ: consumed / rung, in bytes */
-	uint32_t prod;			/* CQ: producer index, starts at count */
-	uint32_t cons;			/* CQ: consumer index, last rung */
-	uint32_t lost_upto;		/* CQ: overflow counted up to here */
-	bool armed;			/* CQ: next CQE raises a completion event */
-	struct wq_cache *cache;		/* SQ/RQ: posted WQEs already read */
-	struct emu_hwq *sq_next;	/* SQ: in the device's work list */
-	bool sq_listed;
-	/* RQ: frames waiting for a posted WQE (the NIC's receive buffer) */
-	struct rx_hold *hold_head, *hold_tail;
-	uint32_t hold_frames;
-	size_t hold_bytes;
-	struct emu_queue_stats st;
-};
+#include "hwq.h"
 
 struct emu_hwq_req {
 	enum emu_hwq_type type;
@@ -83,6 +46,16 @@ struct emu_hwq *emu_hwq_find(enum emu_hwq_type type, uint32_t id);
 
 /* Open @port's wire backend if needed: 0 or -errno (message on stderr). */
 int emu_port_attach(unsigned int port);
+
+/* The kernel registers an MR (struct emu_dev_mr, hwq.h) / it goes. */
+void emu_dev_mr_add(struct emu_dev_mr *mr);
+void emu_dev_mr_del(struct emu_dev_mr *mr);
+
+/* Program (@rx->programmed set) or clear (NULL) the steering of @port. */
+void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx);
+
+/* The kernel's callbacks (struct emu_device_ops, hwq.h), before any queue. */
+void emu_device_set_ops(const struct emu_device_ops *ops);
 
 /* Every context is gone: the device thread may stop (restarts on demand). */
 void emu_device_idle(void);

@@ -46,7 +46,36 @@ static bool db_used[DB_PAGES] = { [0] = true };
 
 static uint32_t next_pdn = 1;
 
+/* ---- what the device asks of the kernel (device.h) -------------------- */
 
+static unsigned int dev_ucontext_count(void)
+{
+	return ctx_count;
+}
+
+static void dev_cq_event(struct emu_cq *cq)
+{
+	struct ib_uverbs_comp_event_desc desc = {
+		.cq_handle = cq->user_handle,
+	};
+
+	if (cq->channel)
+		emu_event_post(cq->channel, cq, &desc, sizeof(desc));
+}
+
+static uintptr_t dev_db_page(const struct emu_ucontext *ctx)
+{
+	return (uintptr_t)ctx->db_page;
+}
+
+static const struct emu_device_ops device_ops = {
+	.ucontext_find = emu_ucontext_find,
+	.ucontext_count = dev_ucontext_count,
+	.cq_event = dev_cq_event,
+	.cq_error = emu_post_cq_error,
+	.device_fatal = emu_post_device_fatal,
+	.db_page = dev_db_page,
+};
 
 void emu_kernel_init(const struct mana_emu_options *opts)
 {
@@ -64,6 +93,7 @@ void emu_kernel_init(const struct mana_emu_options *opts)
 	emu_dev.max_qp_wr = opts->max_qp_wr;
 	/* mana: one completion vector per queue pair of the adapter, <= 64 */
 	emu_dev.num_comp_vectors = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+	emu_device_set_ops(&device_ops);
 }
 
 /* ---- udata helpers ---------------------------------------------------- */

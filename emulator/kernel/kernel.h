@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/device/device.h"
 
 struct ib_uverbs_ex_query_device_resp;
 struct ib_uverbs_query_port_resp;
@@ -79,7 +80,7 @@ struct emu_mr {
 	struct emu_obj obj;
 	uint64_t start, length, iova;
 	uint32_t access, lkey, rkey;
-	struct emu_mr *hash_next;	/* lkey lookup for the device */
+	struct emu_dev_mr hw;		/* the device's view, in its lkey table */
 };
 
 struct emu_event_file;
@@ -115,9 +116,6 @@ struct emu_ind_tbl {
 	struct emu_wq **wqs;		/* the deps array: 1 << log_size entries */
 };
 
-#define EMU_RSS_INDIR 64		/* MANA_INDIRECT_TABLE_DEF_SIZE */
-#define EMU_RSS_KEY_LEN 40
-
 struct emu_qp {
 	struct emu_obj obj;
 	bool rss;
@@ -131,15 +129,13 @@ struct emu_qp {
 	uint64_t fields_mask;
 };
 
-/* The port's vport and its RX steering (CONFIG_VPORT_RX). */
+/*
+ * The port's vport; its RX steering (CONFIG_VPORT_RX) and wire are the
+ * device's (emu_ports[], device.h).
+ */
 struct emu_vport {
 	struct emu_pd *pd;		/* mana_cfg_vport() holder, NULL if free */
 	struct emu_qp *rss_qp;
-	bool rss_enabled;
-	uint32_t num_entries;		/* size of the user's table */
-	struct emu_hwq *indir[EMU_RSS_INDIR];
-	struct emu_hwq *default_rq;
-	struct backend *backend;	/* opened with the first queue, kept */
 };
 
 struct emu_port {
@@ -260,8 +256,6 @@ struct emu_mr_req {
 int emu_check_mr_access(uint32_t access);
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out);
-/* The MR with this lkey, for the device's SGE checks; NULL if none. */
-struct emu_mr *emu_mr_find(uint32_t lkey);
 
 /* CQ (mana_ib_create_cq, ETH device) */
 struct emu_cq_req {

@@ -173,35 +173,11 @@ uint64_t pinned_span(uint64_t start, uint64_t length)
 /* keys handed out to MRs (lkey == rkey) */
 static uint32_t next_key = 0x1000;
 
-/* lkey -> MR, for the device's SGE checks */
-#define MR_HASH_SIZE 1024
-static struct emu_mr *mr_hash[MR_HASH_SIZE];
-
-static struct emu_mr **mr_bucket(uint32_t lkey)
-{
-	return &mr_hash[lkey % MR_HASH_SIZE];
-}
-
-struct emu_mr *emu_mr_find(uint32_t lkey)
-{
-	struct emu_mr *mr;
-
-	for (mr = *mr_bucket(lkey); mr; mr = mr->hash_next)
-		if (mr->lkey == lkey)
-			return mr;
-	return NULL;
-}
-
 static void mr_release(struct emu_obj *obj)
 {
-	struct emu_mr *mr = (struct emu_mr *)obj, **pp;
+	struct emu_mr *mr = (struct emu_mr *)obj;
 
-	for (pp = mr_bucket(mr->lkey); *pp; pp = &(*pp)->hash_next) {
-		if (*pp == mr) {
-			*pp = mr->hash_next;
-			break;
-		}
-	}
+	emu_dev_mr_del(&mr->hw);
 	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
 }
 
@@ -232,8 +208,12 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	mr->access = req->access;
 	/* GDMA hands out one key per MR; lkey == rkey. */
 	mr->lkey = mr->rkey = next_key++;
-	mr->hash_next = *mr_bucket(mr->lkey);
-	*mr_bucket(mr->lkey) = mr;
+	mr->hw = (struct emu_dev_mr){
+		.start = mr->start, .iova = mr->iova, .length = mr->length,
+		.lkey = mr->lkey, .pd = pd,
+		.writable = !!(mr->access & IB_UVERBS_ACCESS_LOCAL_WRITE),
+	};
+	emu_dev_mr_add(&mr->hw);
 	*out = mr;
 	return 0;
 }

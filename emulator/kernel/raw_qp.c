@@ -270,10 +270,7 @@ static void rss_unprogram(struct emu_qp *qp)
 	uint32_t i, n = 1u << qp->tbl->log_size;
 
 	if (v->rss_qp == qp) {
-		memset(v->indir, 0, sizeof(v->indir));
-		v->default_rq = NULL;
-		v->rss_enabled = false;
-		v->num_entries = 0;
+		emu_port_rx_program(qp->port, NULL);
 		v->rss_qp = NULL;
 	}
 	for (i = 0; i < n && qp->rqs; i++) {
@@ -483,12 +480,18 @@ static void rss_program(struct emu_qp *qp)
 {
 	struct emu_vport *v = &emu_dev.ports[qp->port - 1].vport;
 	uint32_t k, n = 1u << qp->tbl->log_size;
+	struct emu_port_rx rx = {
+		.programmed = true,
+		.rss_enabled = qp->tbl->log_size != 0,
+		.num_entries = n,
+		.default_rq = qp->rqs[n - 1],
+		.fields_mask = qp->fields_mask,
+	};
 
 	for (k = 0; k < EMU_RSS_INDIR; k++)
-		v->indir[k] = qp->rqs[k % n];
-	v->default_rq = qp->rqs[n - 1];
-	v->rss_enabled = qp->tbl->log_size != 0;
-	v->num_entries = n;
+		rx.indir[k] = qp->rqs[k % n];
+	memcpy(rx.key, qp->key, sizeof(rx.key));
+	emu_port_rx_program(qp->port, &rx);
 	v->rss_qp = qp;
 }
 

@@ -75,6 +75,12 @@ int emu_libc_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	return EMU_LIBC(poll)(fds, nfds, timeout);
 }
 
+int emu_libc_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old)
+{
+	return EMU_LIBC(sigaction)(sig, act, old);
+}
+
 int emu_libc_stat(const char *path, struct stat *st)
 {
 	return EMU_LIBC(stat)(path, st);

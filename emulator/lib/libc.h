@@ -14,6 +14,7 @@
 #define MANA_EMU_LIBC_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,6 +41,8 @@ ssize_t emu_libc_read(int fd, void *buf, size_t len);
 ssize_t emu_libc_write(int fd, const void *buf, size_t len);
 int emu_libc_ioctl(int fd, unsigned long request, void *arg);
 int emu_libc_poll(struct pollfd *fds, nfds_t nfds, int timeout);
+int emu_libc_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
 int emu_libc_stat(const char *path, struct stat *st);
 int emu_libc_fstat(int fd, struct stat *st);
 int emu_libc_access(const char *path, int mode);

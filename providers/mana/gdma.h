@@ -927,6 +927,52 @@ static inline int gdma_wqe_decode_body(const uint8_t *buf, uint32_t len,
 	return 0;
 }
 
+/*
+ * In-place view of a linear WQE for a consumer that walks a ring at speed
+ * (the emulated device): the header is decoded (with every check of
+ * gdma_wqe_header_decode()) only when its 8 raw bytes differ from the
+ * last good header's, and the OOB and SGL stay where they are, read with
+ * gdma_wqe_view_sge().  @v keeps the last good header between calls; zero
+ * it before the first.  The WQE's size (*size, in bytes) is checked
+ * against @len like gdma_wqe_decode_linear() does.  0 or -EINVAL.
+ */
+struct gdma_wqe_view {
+	uint64_t hdr_raw;		/* the header bytes @hdr decodes */
+	bool hdr_ok;
+	struct gdma_wqe_header hdr;
+	uint32_t size;			/* bytes, a multiple of the BU */
+	uint32_t sgl_off;		/* SGL offset from the WQE start */
+};
+
+static inline int gdma_wqe_view_decode(const uint8_t *buf, uint32_t len,
+				       enum gdma_queue_type qt,
+				       struct gdma_wqe_view *v)
+{
+	uint64_t raw;
+
+	if (len < GDMA_WQE_HDR_SIZE)
+		return -EINVAL;
+	memcpy(&raw, buf, sizeof(raw));
+	if (!v->hdr_ok || raw != v->hdr_raw) {
+		v->hdr_ok = false;
+		if (gdma_wqe_header_decode(buf, qt, &v->hdr))
+			return -EINVAL;
+		v->hdr_raw = raw;
+		v->hdr_ok = true;
+		v->size = gdma_wqe_size(v->hdr.oob_size, v->hdr.num_sge);
+		v->sgl_off = gdma_wqe_sgl_offset(v->hdr.oob_size);
+	}
+	return v->size > len ? -EINVAL : 0;
+}
+
+/* SGE @i of a WQE gdma_wqe_view_decode() accepted (i < hdr.num_sge). */
+static inline void gdma_wqe_view_sge(const uint8_t *buf,
+				     const struct gdma_wqe_view *v,
+				     uint32_t i, struct gdma_sge *sge)
+{
+	gdma_sge_decode(buf + v->sgl_off + i * GDMA_SGE_SIZE, sge);
+}
+
 static inline int gdma_wqe_decode_linear(const uint8_t *buf, uint32_t len,
 					 enum gdma_queue_type qt,
 					 struct gdma_wqe *out,
@@ -1512,6 +1558,25 @@ static inline int mana_tx_comp_oob_encode(const struct mana_tx_comp_oob *o,
 	gdma_put_le32(b + 4, o->tx_data_offset);
 	gdma_put_le32(b + 8,
 		      (uint32_t)o->tx_sgl_offset | o->tx_wqe_offset << 5);
+	return 0;
+}
+
+/*
+ * A TX completion with only its type and WQE offset, as the device writes
+ * most of them: mana_tx_comp_oob_encode() of { cqe_type, tx_wqe_offset }
+ * (the same checks) without building the struct.
+ */
+static inline int mana_tx_comp_encode_one(void *wire, uint8_t cqe_type,
+					  uint32_t wqe_offset)
+{
+	uint8_t *b = wire;
+
+	if (!mana_cqe_type_is_tx(cqe_type) || wqe_offset > 0x7FFFFFF)
+		return -EINVAL;
+	memset(b, 0, GDMA_CQE_DATA_SIZE);
+	gdma_put_le32(b, (uint32_t)cqe_type |
+			 (uint32_t)MANA_CQE_COMPLETION << 6);
+	gdma_put_le32(b + 8, wqe_offset << 5);
 	return 0;
 }
 

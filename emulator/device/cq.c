@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The CQ side of the device: the exported CQE writer (the datapath inlines
+ * cq_post() of device_int.h), overrun accounting, CQ doorbells and
+ * completion events.
+ *
+ * CQ overflow: the device never waits for the consumer.  It writes CQE
+ * number p at slot p % count with owner bits (p / count) & 7 (producer
+ * index from count), so a consumer that falls a whole lap behind finds
+ * owner bits one lap ahead of what it expects and knows completions were
+ * lost.  The device learns the consumer position only from CQ doorbells;
+ * when one shows the consumer more than count entries behind the
+ * producer, the entries overwritten unread are counted as CQ drops.
+ */
+#include "device.h"
+#include "device_int.h"
+
+void dev_cq_notify(struct emu_hwq *cq)
+{
+	if (devst.ops && devst.ops->cq_event)
+		devst.ops->cq_event(cq->ucq);
+}
+
+void emu_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
+		 bool is_sq)
+{
+	cq_post(cq, cqe, wq_num, is_sq);
+}
+
+/*
+ * Entries overwritten before the consumer (at @cons) reached them.  An
+ * overrun the consumer has not been told of (none since the position it
+ * last reported) raises IB_EVENT_CQ_ERR for the CQ.
+ */
+void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons)
+{
+	uint32_t from = cons, upto = cq->prod - cq->count;
+	bool told = (int32_t)(cq->lost_upto - cons) > 0;
+
+	if (cq->prod - cons <= cq->count)
+		return;
+	if (told)
+		from = cq->lost_upto;
+	if ((int32_t)(upto - from) > 0) {
+		cq->st.drops += upto - from;
+		cq->lost_upto = upto;
+		if (!told && devst.ops && devst.ops->cq_error)
+			devst.ops->cq_error(cq->ctx, cq->ucq);
+	}
+}
+
+/*
+ * CQ doorbell: the consumer is @n entries behind the producer.  Arm: fire
+ * now if something is unconsumed, else on the next CQE; a consumer that
+ * was lapped gets no event.  Without arm it only reports progress (a
+ * pending arm stays: rdma-core style providers ring unarmed every few
+ * laps while the application waits for an event).
+ */
+void emu_cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
+{
+	cq->cons = cq->prod - n;
+	dev_cq_count_lost(cq, cq->cons);
+	if (!arm)
+		return;
+	if (!n) {
+		cq->armed = true;
+	} else if (n <= cq->count) {
+		cq->armed = false;
+		dev_cq_notify(cq);
+	} else {
+		cq->armed = false;
+	}
+}

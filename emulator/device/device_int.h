@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Inside the device model only (device.c, cq.c, umem.c, tx.c, rx.c,
+ * stats.c): the device's state and the datapath helpers the engines
+ * inline.  Other layers use device.h; other engines hwq.h.
+ */
+#ifndef MANA_EMU_DEVICE_INT_H
+#define MANA_EMU_DEVICE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "frame.h"
+#include "hwq.h"
+#include "trap.h"
+#include "emulator/core/emu.h"
+#include "emulator/wire/backend.h"
+#include "providers/mana/gdma.h"
+
+#define HWQ_HASH_SIZE 256
+#define HWQ_TYPES 3
+#define EVENT_BATCH 4096	/* doorbells latched per round */
+#define SQ_SLICE 32		/* WQEs an SQ sends per round */
+#define RXQ_MAX 4096		/* frames queued by backend threads */
+#define SLEEP_MS 200
+#define FRAME_MAX (BACKEND_MAX_FRAME + EMU_VLAN_HLEN)
+#define ETH_MIN_LEN EMU_ETH_HLEN
+#define RETIRED_MAX 65536	/* destroyed queues kept for the stats dump */
+
+struct rx_frame;
+
+struct retired {
+	enum emu_hwq_type type;
+	uint32_t id;
+	struct emu_queue_stats st;
+};
+
+/* RX completions being packed into one CQE_RX_COALESCED_4 */
+struct coalesce {
+	struct emu_hwq *rq;
+	struct mana_rx_comp_oob oob;
+	unsigned int n;
+};
+
+/* The device's state, under emu.lock unless marked. */
+struct device_state {
+	struct emu_hwq *hash[HWQ_TYPES + 1][HWQ_HASH_SIZE];
+	uint32_t next_id[HWQ_TYPES + 1];
+	/* thread: state under emu.lock */
+	bool running, stop_req, shutdown;
+	bool used;			/* this process had hardware queues */
+	pthread_cond_t stopped;
+	int wake_fd;
+	_Atomic int fatal_req;		/* SIGUSR2 */
+	bool fatal, fatal_after_done;
+	unsigned int fatal_count;	/* device fatals raised, for --stats */
+	uint64_t tx_total, cqe_total;
+	/* backend threads -> device thread */
+	pthread_mutex_t rxq_lock;
+	struct rx_frame *rxq_head, *rxq_tail;
+	unsigned int rxq_len;
+	/* device-wide counters */
+	uint64_t doorbells, bad_doorbells, foreign_doorbells;
+	uint64_t port_unsteered[MANA_EMU_MAX_PORTS];
+	uint64_t port_rxq_drops[MANA_EMU_MAX_PORTS];
+	bool foreign_logged, bad_logged;
+	struct retired *retired;
+	size_t nretired, retired_cap;
+	struct coalesce coal[16];
+	unsigned int ncoal;
+	struct emu_hwq *sq_head, *sq_tail;	/* SQs with work */
+	/* rounds that found nothing to do, for mana_emu_quiesce() */
+	uint64_t idle_rounds;
+	pthread_cond_t idle;
+	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
+	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
+	bool ucopy_direct;
+	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
+	uint64_t mr_gen;		/* MRs deleted: queues' cached MRs stale */
+	const struct emu_device_ops *ops;
+};
+
+extern struct device_state devst;
+
+/* device.c */
+void dev_wake(void);
+void dev_fatal(const char *why);
+unsigned int dev_poll_backend(unsigned int port);
+void dev_stop(void);
+/* cq.c */
+void dev_cq_notify(struct emu_hwq *cq);
+void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons);
+/* umem.c */
+int dev_wq_cache_fill(struct emu_hwq *q);
+const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey);
+/* tx.c */
+void dev_sq_schedule(struct emu_hwq *sq);
+void dev_sq_unschedule(struct emu_hwq *sq);
+unsigned int dev_run_sqs(void);
+/* rx.c */
+void dev_rx_frame(unsigned int port, const uint8_t *f, size_t len);
+void dev_coalesce_flush(struct coalesce *c);
+void dev_rx_hold_flush(struct emu_hwq *rq);
+void dev_rx_release_held(struct emu_hwq *rq);
+
+/*
+ * Fault-safe copies to and from application memory.  Once the doorbell
+ * trap's fixup hook is in place (trap_fixup_ready()), the string-move
+ * routine of host/emu.c is called directly: a bad address makes it return
+ * the bytes not copied instead of crashing.  Before that (no doorbell page
+ * mapped yet) emu_copy_user_one() takes the slow, system-call path.
+ */
+size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
+
+static inline size_t ucopy(void *local, void *remote, size_t len,
+			   bool to_user)
+{
+	size_t left;
+
+#ifdef MANA_EMU_FUZZ
+	/* the harness's user-arena check is inside emu_copy_user_one() */
+	return emu_copy_user_one(local, remote, len, to_user);
+#endif
+	if (__builtin_expect(!devst.ucopy_direct, 0)) {
+		left = len - emu_copy_user_one(local, remote, len, to_user);
+		devst.ucopy_direct = trap_fixup_ready();
+		return len - left;
+	}
+	left = to_user ? mana_emu_ucopy(remote, local, len) :
+			 mana_emu_ucopy(local, remote, len);
+	if (__builtin_expect(left != 0, 0))
+		devst.ucopy_faults++;
+	return len - left;
+}
+
+/*
+ * WQEs are read from the ring in chunks: posted WQEs do not change until
+ * they complete, so the bytes between the device head and the doorbell
+ * tail may be read once and decoded in place from the copy.
+ */
+#define WQ_CACHE_SIZE 8192
+
+struct wq_cache {
+	uint32_t start, len;		/* ring offsets (free-running) held */
+	struct gdma_wqe_view v;		/* the last good header */
+	/* SQ: the last TX OOB that passed tx_check_oob(), raw and decoded */
+	uint32_t oob_size;		/* 0: none */
+	uint64_t oob_raw[GDMA_OOB_XLARGE / 8];
+	struct mana_tx_oob oob;
+	uint8_t data[WQ_CACHE_SIZE] __attribute__((aligned(8)));
+};
+
+/*
+ * The WQE at the device head, decoded in place in the queue's cache
+ * (never past the doorbell tail): its bytes, or NULL if it cannot be read
+ * or is bad (then there is no size to skip it by).
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+wqe_head(struct emu_hwq *q, enum gdma_queue_type qt)
+{
+	uint32_t max = qt == GDMA_SQ ? GDMA_MAX_SQE_SIZE : GDMA_MAX_RQE_SIZE;
+	uint32_t need = q->tail - q->head < max ? q->tail - q->head : max;
+	struct wq_cache *c = q->cache;
+	const uint8_t *p;
+	uint32_t at;
+
+	if (__builtin_expect(!c, 0)) {
+		c = q->cache = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+	}
+	at = q->head - c->start;
+	if (at >= c->len || c->len - at < need) {
+		if (dev_wq_cache_fill(q))
+			return NULL;
+		at = 0;
+	}
+	p = c->data + at;
+	return gdma_wqe_view_decode(p, need, qt, &c->v) ? NULL : p;
+}
+
+/*
+ * The application address an SGE names: a key of an MR of the queue's PD
+ * whose [iova, iova + length) holds the range, with write access if the
+ * device writes there (local read is always allowed).  0 if not.  Most
+ * SGEs of a queue name the MR the previous one named.
+ */
+static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
+				bool write)
+{
+	const struct emu_dev_mr *mr = q->mr_last;
+	uint64_t end = sge->addr + sge->size;
+
+	if (__builtin_expect(!mr || q->mr_gen != devst.mr_gen ||
+			     mr->lkey != sge->mkey, 0)) {
+		mr = dev_mr_lookup(q, sge->mkey);
+		if (!mr)
+			return 0;
+	}
+	if (write && !mr->writable)
+		return 0;
+	if (end < sge->addr || sge->addr < mr->iova ||
+	    end > mr->iova + mr->length)
+		return 0;
+	return (uintptr_t)(mr->start + (sge->addr - mr->iova));
+}
+
+/*
+ * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
+ * place by the caller; the last dword (wq_num, is_sq, owner bits) is
+ * added here.  Two stores in order, as hardware writes: bytes 0-55, then
+ * one 8-byte store of bytes 56-63 that holds the owner bits (a string
+ * move's own stores need not be ordered, separate moves are).
+ */
+static inline __attribute__((always_inline)) void
+cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
+{
+	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
+	uint8_t *slot;
+
+	if (__builtin_expect(emu.opts.fault_drop_cqe != 0, 0) &&
+	    ++devst.cqe_total == emu.opts.fault_drop_cqe) {
+		cq->st.drops++;		/* --fault=drop-cqe: lost for good */
+		return;
+	}
+	/* gdma_cqe_encode()'s checks, on the caller's buffer */
+	if (wq_num > GDMA_QUEUE_ID_MAX || owner > GDMA_OWNER_MASK)
+		return;
+	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE,
+		      wq_num | (uint32_t)is_sq << 24 | owner << 29);
+	slot = (uint8_t *)(uintptr_t)cq->buf +
+	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
+	atomic_thread_fence(memory_order_release);
+	if (ucopy(cqe, slot, GDMA_CQE_SIZE - 8, true) != GDMA_CQE_SIZE - 8 ||
+	    ucopy(cqe + GDMA_CQE_SIZE - 8, slot + GDMA_CQE_SIZE - 8, 8, true) !=
+		    8) {
+		cq->st.errors++;
+		return;
+	}
+	cq->prod++;
+	cq->st.frames++;
+	/*
+	 * Eight laps past the consumer's last report: its doorbell index (mod
+	 * 8 laps) could no longer show the overrun, so it is one now.
+	 */
+	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0))
+		dev_cq_count_lost(cq, cq->cons);
+	if (cq->armed) {
+		cq->armed = false;
+		dev_cq_notify(cq);
+	}
+}
+
+#endif /* MANA_EMU_DEVICE_INT_H */

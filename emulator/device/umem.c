@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Application memory as the device reaches it: the queues' WQE caches
+ * (filled with the fault-safe copy of device_int.h) and the lkey table of
+ * the MRs the kernel registers (emu_dev_mr_add), with the exported forms
+ * of the copy and the SGE check (hwq.h).
+ */
+#include "device.h"
+#include "device_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Read up to WQ_CACHE_SIZE posted bytes from the head, wrap included. */
+int dev_wq_cache_fill(struct emu_hwq *q)
+{
+	struct wq_cache *c = q->cache;
+	uint32_t want = q->tail - q->head, off, first;
+
+	if (want > WQ_CACHE_SIZE)
+		want = WQ_CACHE_SIZE;
+	off = q->head & (q->size - 1);
+	first = q->size - off < want ? q->size - off : want;
+	c->start = q->head;
+	c->len = 0;
+	if (ucopy(c->data, (void *)(uintptr_t)(q->buf + off), first,
+		  false) != first)
+		return -EFAULT;
+	if (first < want &&
+	    ucopy(c->data + first, (void *)(uintptr_t)q->buf, want - first,
+		  false) != want - first)
+		return -EFAULT;
+	c->len = want;
+	return 0;
+}
+
+#define MR_HASH_SIZE 1024
+
+static struct emu_dev_mr *mr_hash[MR_HASH_SIZE];
+
+void emu_dev_mr_add(struct emu_dev_mr *mr)
+{
+	struct emu_dev_mr **b = &mr_hash[mr->lkey % MR_HASH_SIZE];
+
+	mr->hash_next = *b;
+	*b = mr;
+}
+
+void emu_dev_mr_del(struct emu_dev_mr *mr)
+{
+	struct emu_dev_mr **pp;
+
+	for (pp = &mr_hash[mr->lkey % MR_HASH_SIZE]; *pp;
+	     pp = &(*pp)->hash_next) {
+		if (*pp == mr) {
+			*pp = mr->hash_next;
+			break;
+		}
+	}
+	/* every queue's cached MR is checked again */
+	devst.mr_gen++;
+}
+
+/* The MR of @lkey if it belongs to the queue's PD; cached in the queue. */
+const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey)
+{
+	struct emu_dev_mr *mr;
+
+	for (mr = mr_hash[lkey % MR_HASH_SIZE]; mr; mr = mr->hash_next)
+		if (mr->lkey == lkey)
+			break;
+	if (!mr || mr->pd != q->pd)
+		return NULL;
+	q->mr_last = mr;
+	q->mr_gen = devst.mr_gen;
+	return mr;
+}
+
+size_t emu_dev_ucopy(void *local, void *remote, size_t len, bool to_user)
+{
+	return ucopy(local, remote, len, to_user);
+}
+
+uintptr_t emu_hwq_sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
+			  bool write)
+{
+	return sge_map(q, sge, write);
+}
