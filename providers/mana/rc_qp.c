@@ -270,7 +270,12 @@ static int create_cmd(struct mana_context *ctx, struct mana_rc_qp *qp,
 		cmd.drv.queue_buf[i] = (uintptr_t)qp->q[i].buf.addr;
 		cmd.drv.queue_size[i] = qp->q[i].ring_size;
 	}
-	cmd.drv.queue_size[MANA_RC_SEND_QUEUE_REQUESTER] += MANA_RC_ROLLBACK_SIZE;
+	/*
+	 * rdma-core v64 adds the 16-byte rollback area to queue_size[0]; the
+	 * emulated kernel and device want whole pages and wrap the SQ at its
+	 * size, so the area follows the ring in our allocation, unannounced
+	 * (nobody but the provider reads it).
+	 */
 	cmd_attr = *attr;
 	cmd_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	cmd_attr.cap.max_send_sge = qp->max_send_sge;
