@@ -218,6 +218,17 @@ void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state);
 int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp);
 bool emu_port_valid(unsigned int port);
 
+/* rnic.c: the RNIC attributes and the GID table of the RoCE port */
+struct ib_uverbs_gid_entry;
+void emu_rnic_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+void emu_rnic_query_port(unsigned int port,
+			 struct ib_uverbs_query_port_resp *resp);
+bool emu_port_is_rnic(unsigned int port);
+uint8_t emu_port_active_mtu(unsigned int port);
+int emu_gid_entry(uint32_t port, uint32_t index, struct ib_uverbs_gid_entry *e);
+/* Every valid entry into out[max]: how many, or -EINVAL if more than max. */
+int emu_gid_table(struct ib_uverbs_gid_entry *out, size_t max);
+
 /* Files and contexts */
 struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable);
 void emu_file_release(struct emu_file *file);
