@@ -16,10 +16,12 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
 	${MANA_EMU_DIR}/kernel/rtnetlink_addr.c
 	${MANA_EMU_DIR}/kernel/rnic.c
+	${MANA_EMU_DIR}/kernel/rc_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
+	${MANA_EMU_DIR}/device/rc_stub.c	# rckern only, NOT TO BE MERGED
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/x86_store.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
