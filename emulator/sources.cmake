@@ -26,6 +26,7 @@ set(MANA_EMU_CORE_SOURCES
 # user, and everything that links the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
+	${MANA_EMU_DIR}/wire/roce.c
 	${MANA_EMU_LIBC_SOURCES})
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
