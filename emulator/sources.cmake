@@ -14,6 +14,9 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/netlink.c
 	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
+	${MANA_EMU_DIR}/kernel/rtnetlink_addr.c
+	${MANA_EMU_DIR}/kernel/rnic.c
+	${MANA_EMU_DIR}/kernel/rc_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
@@ -33,7 +36,8 @@ set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_DIR}/wire/roce.c
 	${MANA_EMU_LIBC_SOURCES})
-set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
+set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
+	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c
