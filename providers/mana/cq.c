@@ -54,14 +54,27 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 			     MANADV_RES_TYPE_CQ, &cq->buf);
 	if (ret)
 		goto err_free;
+	/*
+	 * An RNIC CQ is as deep as its buffer (a power of two), as rdma-core
+	 * makes it: the hardware wraps at the end of the buffer.
+	 */
+	if (cq->buf.source == MANA_BUF_OWN &&
+	    cq->buf.size / MANA_CQE_SIZE <= caps.max_cqe)
+		cq->count = cq->buf.size / MANA_CQE_SIZE;
 	mana_cq_init_consumer(cq);
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
 	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
+	/*
+	 * A hardware CQ now, for RC QPs (RNIC CQ), unless the buffer is the
+	 * application's (DPDK's raw queues), as rdma-core decides.
+	 */
+	if (cq->buf.source == MANA_BUF_OWN)
+		cmd.drv.flags = MANA_IB_CREATE_RNIC_CQ;
 	/* Kernels that do not return a CQ id leave this untouched. */
 	resp.drv.cqid = UINT32_MAX;
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+	ret = ibv_cmd_create_cq(context, (int)cq->count, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -69,6 +82,7 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 		goto err_buf;
 	}
 	cq->cqid = resp.drv.cqid;
+	cq->rnic_cqid = resp.drv.cqid;
 	return cq;
 
 err_buf:
