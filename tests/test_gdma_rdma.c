@@ -407,6 +407,110 @@ static void test_wqes(void)
 	      mana_rc_recv_wqe_size_bu(16) == 0, "recv sizes");
 }
 
+/* RC send WQE headers as rdma-core lays them out */
+static void test_send_headers(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t type, num_sge, mtu, sges;
+		uint8_t wire[8];
+	} vec[] = {
+		{ "WRITE_IMM 2 SGEs mtu 4096: 3 slots, 1 padding",
+		  MANA_WQE_WRITE_IMM, 2, 4096, 2,
+		  { 0x01, 0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x50 } },
+		{ "RC_SEND 3 SGEs mtu 1024: 4 slots, 1 padding",
+		  MANA_WQE_RC_SEND, 3, 1024, 3,
+		  { 0x01, 0x00, 0x00, 0x00, 0x04, 0x06, 0x00, 0x44 } },
+		{ "RC_SEND_IMM 2 SGEs mtu 1024",
+		  MANA_WQE_RC_SEND_IMM, 2, 1024, 2,
+		  { 0x00, 0x00, 0x00, 0x00, 0x02, 0x06, 0x00, 0x44 } },
+		{ "WRITE 0 SGEs mtu 256: dummy, 2 slots",
+		  MANA_WQE_WRITE, 0, 256, 1,
+		  { 0x01, 0x00, 0x00, 0x00, 0x02, 0x06, 0x00, 0x01 } },
+		{ "READ 15 SGEs mtu 2048: dummy only",
+		  MANA_WQE_READ, 15, 2048, 1,
+		  { 0x01, 0x00, 0x00, 0x00, 0x02, 0x06, 0x00, 0x08 } },
+	};
+	static const struct {
+		const char *name;
+		uint32_t type, num_sge, mtu;
+	} bad[] = {
+		{ "mtu 1000", MANA_WQE_RC_SEND, 1, 1000 },
+		{ "mtu 128", MANA_WQE_RC_SEND, 1, 128 },
+		{ "mtu 8192", MANA_WQE_RC_SEND, 1, 8192 },
+		{ "mtu 0", MANA_WQE_RC_SEND, 1, 0 },
+		{ "UD_SEND", MANA_WQE_UD_SEND, 1, 1024 },
+		{ "RC_RECV", MANA_WQE_RC_RECV, 1, 1024 },
+		{ "31 SGEs", MANA_WQE_RC_SEND, 31, 1024 },
+		{ "WRITE_IMM 30 SGEs", MANA_WQE_WRITE_IMM, 30, 1024 },
+	};
+	struct gdma_wqe_header h, d;
+	uint8_t buf[8];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vec); i++) {
+		memset(&h, 0, sizeof(h));
+		CHECK(!mana_rc_send_wqe_header(vec[i].type, vec[i].num_sge,
+					       vec[i].mtu, &h) &&
+		      !gdma_wqe_header_encode(&h, GDMA_SQ, buf),
+		      "%s: build", vec[i].name);
+		CHECK_BYTES(vec[i].name, buf, vec[i].wire, 8);
+		CHECK(!gdma_wqe_header_decode(vec[i].wire, GDMA_SQ, &d) &&
+		      mana_rc_send_wqe_sges(&d) == vec[i].sges &&
+		      gdma_wqe_size_bu(d.oob_size, d.num_sge) ==
+		      mana_rc_send_wqe_size_bu(vec[i].type, vec[i].num_sge),
+		      "%s: decode", vec[i].name);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&h, 0xA5, sizeof(h));
+		CHECK(mana_rc_send_wqe_header(bad[i].type, bad[i].num_sge,
+					      bad[i].mtu, &h) == -EINVAL &&
+		      h.num_sge == 0xA5, "accepts %s", bad[i].name);
+	}
+}
+
+/*
+ * A WRITE_IMM WQE in the last BU of a ring: header and OOB fill it, so the
+ * extra slot (the immediate) and the SGL wrap to the ring start.
+ */
+static void test_write_imm_wrap(void)
+{
+	static const uint8_t head_want[32] = {
+		/* num_sge 1, oob code 7, cdu 256, check_sn */
+		0x00, 0x00, 0x00, 0x00, 0x01, 0x07, 0x00, 0x41,
+		0x06, 0x20, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00,
+		0x01, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00,
+		0x42, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+	};
+	static const uint8_t start_want[32] = {
+		0xEF, 0xBE, 0xAD, 0xDE, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x99, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+	};
+	struct gdma_wqe w = {
+		.sge = { { .addr = 0x3000, .mkey = 0x99, .size = 5 } },
+	};
+	struct mana_rdma_send_oob so;
+	uint8_t ring[256];
+	struct gdma_wqe got;
+	uint32_t bu = 0;
+
+	memset(ring, 0xCC, sizeof(ring));
+	CHECK(!mana_rc_send_wqe_header(MANA_WQE_WRITE_IMM, 1, 256, &w.hdr) &&
+	      !mana_rdma_send_oob_encode(&soob_vectors[4].oob, w.oob),
+	      "build WRITE_IMM");
+	CHECK(!gdma_wqe_post(ring, sizeof(ring), 7, GDMA_SQ, &w, &bu) && bu == 2,
+	      "post at the last BU");
+	CHECK_BYTES("ring end", ring + 224, head_want, 32);
+	CHECK_BYTES("ring start", ring, start_want, 32);
+	CHECK(ring[32] == 0xCC, "wrote past the WQE");
+	CHECK(!gdma_wqe_fetch(ring, sizeof(ring), 7, GDMA_SQ, &got, &bu) &&
+	      !mana_rdma_send_oob_decode(got.oob, got.hdr.oob_size, &so) &&
+	      so.imm == 0xDEADBEEF && got.sge[0].addr == 0x3000,
+	      "fetch across the wrap");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Receive OOB */
 
@@ -759,6 +863,84 @@ static void test_vendor_errors(void)
 	      MANA_VERR_SW_FLUSHED == 0xfff, "enum values");
 }
 
+/* ------------------------------------------------------------------------ */
+/*
+ * Every bit of these layouts is a field or must be zero, so a decoder that
+ * accepts bytes must encode them back unchanged.  Pseudo-random sparse
+ * inputs (fixed seed) with a valid type byte; each family must see both
+ * accepted and rejected inputs, or the loop proved nothing.
+ */
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1664525U + 1013904223U;
+	return *s >> 8;
+}
+
+static void sparse_fill(uint32_t *seed, uint8_t *b, size_t n)
+{
+	size_t i;
+
+	memset(b, 0, n);
+	for (i = 0; i < n; i++)
+		if (lcg(seed) % 4 == 0)
+			b[i] = (uint8_t)lcg(seed);
+}
+
+static void test_round_trips(void)
+{
+	static const uint8_t cqe_types[] = { 3, 4, 5, 6, 7, 34 };
+	unsigned int ok[3] = { 0 }, rej[3] = { 0 }, bad[3] = { 0 }, i;
+	uint32_t seed = 12345;
+
+	for (i = 0; i < 30000; i++) {
+		uint8_t in[GDMA_CQE_DATA_SIZE], out[GDMA_CQE_DATA_SIZE];
+		struct mana_rdma_send_oob so;
+		struct mana_rdma_recv_oob ro;
+		struct mana_rdma_cqe c;
+		uint32_t size;
+
+		sparse_fill(&seed, in, sizeof(in));
+		/* only bytes 0-19 may be nonzero in an RC CQE: mostly keep it so */
+		if (lcg(&seed) % 8)
+			memset(in + 20, 0, sizeof(in) - 20);
+		in[0] = cqe_types[lcg(&seed) % sizeof(cqe_types)];
+		if (!mana_rdma_cqe_decode(in, &c)) {
+			ok[0]++;
+			if (mana_rdma_cqe_encode(&c, out) ||
+			    memcmp(in, out, sizeof(in)))
+				bad[0]++;
+		} else {
+			rej[0]++;
+		}
+
+		sparse_fill(&seed, in, GDMA_OOB_XLARGE);
+		in[0] = (uint8_t)((in[0] & 0xE0) | (2 + lcg(&seed) % 6));
+		size = lcg(&seed) % 2 ? GDMA_OOB_XLARGE : GDMA_OOB_LARGE;
+		if (!mana_rdma_send_oob_decode(in, size, &so)) {
+			ok[1]++;
+			if (mana_rdma_send_oob_encode(&so, out) ||
+			    memcmp(in, out, size))
+				bad[1]++;
+		} else {
+			rej[1]++;
+		}
+
+		sparse_fill(&seed, in, 8);
+		if (!mana_rdma_recv_oob_decode(in, &ro)) {
+			ok[2]++;
+			if (mana_rdma_recv_oob_encode(&ro, out) ||
+			    memcmp(in, out, 8))
+				bad[2]++;
+		} else {
+			rej[2]++;
+		}
+	}
+	for (i = 0; i < 3; i++)
+		CHECK(ok[i] > 100 && rej[i] > 100 && !bad[i],
+		      "family %u: %u accepted (%u changed by a round trip), "
+		      "%u rejected", i, ok[i], bad[i], rej[i]);
+}
+
 int main(void)
 {
 	test_qids();
@@ -767,10 +949,13 @@ int main(void)
 	test_send_oob_vectors();
 	test_send_oob_bad();
 	test_wqes();
+	test_send_headers();
+	test_write_imm_wrap();
 	test_recv_oob();
 	test_cqe_vectors();
 	test_full_cqe();
 	test_cqe_bad();
 	test_vendor_errors();
+	test_round_trips();
 	return check_done();
 }

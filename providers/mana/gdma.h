@@ -1929,6 +1929,52 @@ static inline uint32_t mana_rc_send_wqe_size_bu(uint32_t wqe_type,
 	return size > GDMA_MAX_SQE_SIZE ? 0 : size / GDMA_WQE_BU_SIZE;
 }
 
+/* Path MTUs an RC WQE's client_data_unit may carry (IB MTU 256-4096). */
+static inline bool mana_rc_mtu_valid(uint32_t mtu)
+{
+	return gdma_is_pow2(mtu) && mtu >= 256 && mtu <= 4096;
+}
+
+/*
+ * The GDMA header of an RC send WQE as rdma-core v64 builds it: every SGL
+ * slot up to the BU boundary is counted in num_sge and the unused trailing
+ * ones (zeroed) in num_padding_sgls; WRITE_IMM counts its extra slot in the
+ * OOB (code 7) instead of num_sge; check_sn on the types that consume a
+ * receive WQE at the responder (RC_SEND*, WRITE_IMM); client_data_unit = the
+ * path MTU in bytes; the header's fence bit stays clear (the send OOB
+ * carries IBV_SEND_FENCE).  @num_sge 0, and any READ, = the dummy SGE.
+ */
+static inline int mana_rc_send_wqe_header(uint32_t wqe_type, uint32_t num_sge,
+					  uint32_t mtu,
+					  struct gdma_wqe_header *out)
+{
+	uint32_t bu = mana_rc_send_wqe_size_bu(wqe_type, num_sge);
+	uint32_t oob = mana_rdma_send_oob_size(wqe_type);
+	uint32_t slots, used;
+	struct gdma_wqe_header h = { 0 };
+
+	if (!bu || !mana_rc_mtu_valid(mtu))
+		return -EINVAL;
+	used = !num_sge || wqe_type == MANA_WQE_READ ? 1 : num_sge;
+	slots = (bu * GDMA_WQE_BU_SIZE - gdma_wqe_sgl_offset(oob)) /
+		GDMA_SGE_SIZE;
+	h.num_sge = (uint8_t)slots;
+	h.num_padding_sgls = (uint8_t)(slots - used);
+	h.oob_size = (uint8_t)oob;
+	h.client_data_unit = (uint16_t)mtu;
+	h.check_sn = wqe_type != MANA_WQE_WRITE && wqe_type != MANA_WQE_READ;
+	if (gdma_wqe_header_check(&h, GDMA_SQ))
+		return -EINVAL;
+	*out = h;
+	return 0;
+}
+
+/* SGEs of an SQ WQE that carry data: the slots minus the padding ones. */
+static inline uint32_t mana_rc_send_wqe_sges(const struct gdma_wqe_header *h)
+{
+	return (uint32_t)h->num_sge - h->num_padding_sgls;
+}
+
 /*
  * Size in BUs of a receive WQE (RQ, or a READ's RREQ WQE) with @num_sge
  * SGEs (0 = the dummy SGE) and the 8-byte OOB; 0 over GDMA_MAX_RX_SGE.
