@@ -295,10 +295,7 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		.psn = qp->sq_psn,
 		.ssn = qp->ssn,
 	};
-	struct gdma_wqe_header hdr = {
-		.oob_size = (uint8_t)mana_rdma_send_oob_size(op->wqe_type),
-		.client_data_unit = (uint16_t)qp->mtu,
-	};
+	struct gdma_wqe_header hdr;
 	const struct ibv_sge *sg = wr->sg_list;
 	uint8_t oob[GDMA_OOB_XLARGE];
 	uint32_t n = (uint32_t)wr->num_sge, npsn, size, rreq_bu = 0;
@@ -328,9 +325,6 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		soob.dma_len = len;
 		break;
 	}
-	hdr.check_sn = op->wqe_type == MANA_WQE_RC_SEND ||
-		       op->wqe_type == MANA_WQE_RC_SEND_IMM ||
-		       op->wqe_type == MANA_WQE_WRITE_IMM;
 	if (mana_rdma_send_oob_encode(&soob, oob))
 		return EINVAL;
 
@@ -347,7 +341,9 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			n = 1;
 		}
 	}
-	hdr.num_sge = (uint8_t)(n ? n : 1);
+	/* rdma-core's layout: slots to the unit's end, the unused as padding */
+	if (mana_rc_send_wqe_header(op->wqe_type, n, qp->mtu, &hdr))
+		return EINVAL;
 	size = put_wqe(sq, &hdr, GDMA_SQ, oob, hdr.oob_size, sg, n);
 	if (!size)
 		return EINVAL;
