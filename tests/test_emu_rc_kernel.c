@@ -8,8 +8,10 @@
  * state, bad values), query, destroy, MRs with remote access.
  *
  * Usage: mana-emu --ports=2 --ip=10.1.2.3/24 --ip=fd00::5/64 \
- *            --ip=2:10.9.9.9/16 -- test_emu_rc_kernel [--write]
- * (--write: under --transport=write, the ioctl parts are left out)
+ *            --ip=2:10.9.9.9/16 -- test_emu_rc_kernel [--write|--split]
+ * (--write: under --transport=write, the ioctl parts are left out;
+ *  --split: under --era=split, the RNIC is uverbs1 with one port, and the
+ *  ETH device manae_0 on uverbs0 is checked to have no RNIC side)
  */
 #include <infiniband/verbs.h>
 
@@ -32,7 +34,8 @@
 #include "check.h"
 #include "emulator/mana_emu.h"
 
-#define DEV "/dev/infiniband/uverbs0"
+#define DEV_ETH "/dev/infiniband/uverbs0"	/* the one device, or manae_0 */
+#define DEV_RNIC_SPLIT "/dev/infiniband/uverbs1"	/* mana_0 of --era=split */
 #define PAGE 4096UL
 #define DRIVER_ID 20
 #define MAX_QP_WR 8192
@@ -139,10 +142,11 @@ static int emu_counts(struct mana_emu_counts *out)
 
 static int fd = -1;
 static bool write_only;		/* --transport=write: no ioctl at all */
+static bool split;		/* --era=split */
 static uint32_t pd;
 static uint8_t *mem;		/* queue buffers */
 
-static int k_open(void)
+static int k_open_dev(const char *dev)
 {
 	struct ib_uverbs_get_context_resp resp = { .async_fd = -1 };
 	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
@@ -150,7 +154,7 @@ static int k_open(void)
 	struct ib_uverbs_alloc_pd pcmd = { .response = (uintptr_t)&presp };
 	int ret;
 
-	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	ret = uv_write(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd),
@@ -160,6 +164,11 @@ static int k_open(void)
 			       sizeof(pcmd), NULL, 0, sizeof(presp));
 	pd = presp.pd_handle;
 	return ret;
+}
+
+static int k_open(void)
+{
+	return k_open_dev(split ? DEV_RNIC_SPLIT : DEV_ETH);
 }
 
 static int k_cq(uint32_t cqe, void *buf, bool rnic, uint32_t *handle,
@@ -397,7 +406,7 @@ static void test_gid_ioctl(void)
 	CHECK(!memcmp(e.gid, gid0, 16), "entry 0 is the link-local GID");
 	CHECK_ERRNO(gid_entry(1, 3, &e), ENODATA);	/* empty slot */
 	CHECK_ERRNO(gid_entry(1, 16, &e), EINVAL);	/* past the table */
-	CHECK_ERRNO(gid_entry(2, 0, &e), EINVAL);	/* raw-only port */
+	CHECK_ERRNO(gid_entry(2, 0, &e), EINVAL);	/* raw-only, or none */
 	CHECK_ERRNO(gid_entry(3, 0, &e), EINVAL);	/* no such port */
 
 	CHECK_ERRNO(gid_table(sizeof(t[0]), t, sizeof(t), &num), 0);
@@ -420,12 +429,16 @@ static void test_gid_verbs(void)
 	struct ibv_context *ctx;
 	union ibv_gid gid;
 	ssize_t n;
+	int i;
 
-	CHECK(list && list[0], "a device");
-	if (!list || !list[0])
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), "mana_0"))
+			break;
+	CHECK(list && list[i], "mana_0 is there");
+	if (!list || !list[i])
 		return;
-	ctx = ibv_open_device(list[0]);
-	CHECK(ctx, "open %s", ibv_get_device_name(list[0]));
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "open %s", ibv_get_device_name(list[i]));
 	if (ctx) {
 		CHECK(!ibv_query_gid(ctx, 1, 1, &gid) &&
 		      !memcmp(gid.raw, gid1, 16), "ibv_query_gid 1");
@@ -469,12 +482,16 @@ static void test_query(void)
 	      pr.gid_tbl_len, pr.port_cap_flags, pr.max_msg_sz, pr.active_mtu,
 	      pr.max_mtu);
 	pc.port_num = 2;
+	/* split: the RNIC has one port; single: port 2 is raw only */
 	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_QUERY_PORT, &pc, sizeof(pc),
-			     NULL, 0, sizeof(pr)), 0);
-	CHECK(pr.gid_tbl_len == 0 && pr.port_cap_flags == 0,
+			     NULL, 0, sizeof(pr)), split ? EINVAL : 0);
+	CHECK(split || (pr.gid_tbl_len == 0 && pr.port_cap_flags == 0),
 	      "port 2 is raw only");
 	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &dc,
 			     sizeof(dc), NULL, 0, sizeof(dr)), 0);
+	CHECK(dr.vendor_part_id == (split ? 3 : 2) &&
+	      dr.phys_port_cnt == (split ? 1 : 2), "identity: part %u ports %u",
+	      dr.vendor_part_id, dr.phys_port_cnt);
 	CHECK(dr.max_qp_rd_atom == 16 && dr.max_qp_init_rd_atom == 16 &&
 	      dr.atomic_cap == IBV_ATOMIC_NONE &&
 	      (dr.device_cap_flags & IBV_DEVICE_RC_RNR_NAK_GEN),
@@ -494,13 +511,17 @@ static void test_cq(void)
 	      q.buf_addr == (uintptr_t)(mem + 200 * PAGE),
 	      "the hardware CQ exists");
 	CHECK_ERRNO(k_cq(64, mem + 210 * PAGE, false, &h2, &cqid), 0);
-	CHECK(cqid == UINT32_MAX, "ETH CQ has none yet");
+	/* split era: every CQ of the RNIC device is an RNIC CQ */
+	CHECK(split ? cqid != UINT32_MAX : cqid == UINT32_MAX,
+	      "CQ without the flag: cqid %x", cqid);
+	CHECK_ERRNO(k_destroy_cq(h2), 0);
 	/* an RNIC CQ is not bound by max_qp_wr (mid-era mana_ib) */
-	CHECK_ERRNO(k_cq(MAX_QP_WR + 1, mem + 220 * PAGE, false, &h3, NULL),
-		    EINVAL);
+	CHECK_ERRNO(k_cq(MAX_QP_WR + 1, mem + 100 * PAGE, false, &h3, NULL),
+		    split ? 0 : EINVAL);
+	if (split)
+		CHECK_ERRNO(k_destroy_cq(h3), 0);
 	CHECK_ERRNO(k_cq(MAX_QP_WR + 1, mem + 100 * PAGE, true, &h3, NULL), 0);
 	CHECK_ERRNO(k_destroy_cq(h3), 0);
-	CHECK_ERRNO(k_destroy_cq(h2), 0);
 	CHECK_ERRNO(k_destroy_cq(h1), 0);
 	CHECK(emu_queue(MANA_EMU_QUEUE_CQ, cqid, &q) == -ENOENT ||
 	      cqid == UINT32_MAX, "gone with the CQ");
@@ -550,11 +571,15 @@ static void test_create(void)
 	r.udata_len = 0;
 	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 
-	/* RNIC CQs only */
+	/* RNIC CQs only (single era; on the split RNIC every CQ is one) */
 	rc_req_init(&r, eth_cq, rcq, 0);
-	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
+	CHECK_ERRNO(k_rc_create(&r, &qp), split ? 0 : EINVAL);
+	if (split)
+		CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 	rc_req_init(&r, scq, eth_cq, 0);
-	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
+	CHECK_ERRNO(k_rc_create(&r, &qp), split ? 0 : EINVAL);
+	if (split)
+		CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 
 	/* caps over the device's limits */
 	rc_req_init(&r, scq, rcq, 0);
@@ -955,12 +980,67 @@ static void test_mr(void)
 		    EINVAL);
 }
 
+/* --era=split: manae_0 (uverbs0) has no RNIC side, mana_0 no raw QPs. */
+static void test_split(void)
+{
+	struct ib_uverbs_query_device_resp dr;
+	struct ib_uverbs_query_device dc = { .response = (uintptr_t)&dr };
+	struct ib_uverbs_query_port_resp pr;
+	struct ib_uverbs_query_port pc = { .response = (uintptr_t)&pr,
+					   .port_num = 1 };
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct mana_ib_create_qp_resp drv;
+	} resp;
+	struct ib_uverbs_create_qp raw = {
+		.response = (uintptr_t)&resp, .pd_handle = pd,
+		.send_cq_handle = scq, .recv_cq_handle = scq,
+		.max_send_wr = 16, .max_send_sge = 1,
+		.qp_type = IBV_QPT_RAW_PACKET,
+	};
+	struct mana_ib_create_qp u = {
+		.sq_buf_addr = (uintptr_t)mem + 280 * PAGE,
+		.sq_buf_size = 4 * PAGE, .port = 1,
+	};
+	struct ib_uverbs_gid_entry e;
+	int rnic_fd = fd;
+	uint32_t rnic_pd = pd, cq, cqid = 0;
+	struct rc_req r;
+
+	/* no raw packet QP on the RNIC device */
+	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_CREATE_QP, &raw, sizeof(raw),
+			     &u, sizeof(u), sizeof(resp)), EINVAL);
+	/* the ETH device: raw only, no GIDs, the CQ flag ignored */
+	CHECK_ERRNO(k_open_dev(DEV_ETH), 0);
+	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &dc,
+			     sizeof(dc), NULL, 0, sizeof(dr)), 0);
+	CHECK(dr.vendor_part_id == 2 && dr.phys_port_cnt == 2 &&
+	      dr.max_qp_rd_atom == 0, "manae_0: part %u ports %u",
+	      dr.vendor_part_id, dr.phys_port_cnt);
+	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_QUERY_PORT, &pc, sizeof(pc),
+			     NULL, 0, sizeof(pr)), 0);
+	CHECK(pr.gid_tbl_len == 0 && !pr.port_cap_flags, "manae_0 port 1");
+	CHECK_ERRNO(gid_entry(1, 0, &e), EINVAL);
+	CHECK_ERRNO(k_cq(64, mem + 260 * PAGE, true, &cq, &cqid), 0);
+	CHECK(cqid == UINT32_MAX, "manae_0 ignores the RNIC flag");
+	rc_req_init(&r, cq, cq, 5);
+	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
+	raw.pd_handle = pd;
+	raw.send_cq_handle = raw.recv_cq_handle = cq;
+	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_CREATE_QP, &raw, sizeof(raw),
+			     &u, sizeof(u), sizeof(resp)), 0);
+	close(fd);
+	fd = rnic_fd;
+	pd = rnic_pd;
+}
+
 int main(int argc, char **argv)
 {
 	struct mana_emu_counts end;
 	uint32_t id;
 
 	write_only = argc > 1 && !strcmp(argv[1], "--write");
+	split = argc > 1 && !strcmp(argv[1], "--split");
 	gid_of("fe80::20d:3aff:fe00:1", gid0);
 	gid_of("10.1.2.3", gid1);
 	gid_of("fd00::5", gid2);
@@ -984,6 +1064,8 @@ int main(int argc, char **argv)
 	test_modify_path();
 	test_modify_ex();
 	test_mr();
+	if (split)
+		test_split();
 	/* a QP left behind goes with the file */
 	make_qp(4);
 	close(fd);
