@@ -618,6 +618,15 @@ static void test_rdma_options(void)
 	CHECK(strstr(buf, "--ip=2:fd00::5/64") && strstr(buf, "--mtu=9000") &&
 	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
 	      "round trip '%s'", buf);
+	CHECK(!o.era && !parse("--era=split", &o, err, sizeof(err)) &&
+	      o.era == MANA_EMU_ERA_SPLIT, "--era=split: %s", err);
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--era=split") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "era round trip '%s'", buf);
+	CHECK(!parse("--era=split --era=single", &o, err, sizeof(err)) &&
+	      o.era == MANA_EMU_ERA_SINGLE, "--era=single");
+	CHECK(parse("--era=newest", &o, err, sizeof(err)) &&
+	      strstr(err, "--era: invalid value 'newest'"), "bad era: %s", err);
 	/* 15 per port: the GID table holds 16 with the link-local one */
 	buf[0] = 0;
 	for (i = 1; i <= 16; i++) {
