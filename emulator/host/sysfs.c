@@ -274,8 +274,9 @@ static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
 /*
  * The GID table (core/gid.h): gids/0..15 (an empty slot reads as the
  * zero GID, as the kernel shows it), gid_attrs/types and ndevs for the
- * entries in use only (the kernel's read of an empty one fails; a
- * missing file is the nearest a static tree gets).  A port without RoCE
+ * entries in use only (the kernel's read of an empty one fails with
+ * ENODATA; a missing file is the nearest a static tree gets, and
+ * libibverbs' sysfs fallback treats both alike).  A port without RoCE
  * has gid_tbl_len 0: empty directories.
  */
 static void make_ib_gids(struct tree *t, const struct mana_emu_options *opts,

@@ -472,7 +472,14 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 	attr = next == EMU_RC_RESET ? (struct emu_rc_attr){} : rc->attr;
 	rc_apply(&attr, cmd, mask);
 	attr.state = next;
+	/*
+	 * The device may drop emu.lock while it resolves the destination
+	 * (device/rc.h): hold the QP as the core's uobject lock does, so a
+	 * concurrent destroy gets EBUSY instead of freeing it under us.
+	 */
+	qp->obj.usecnt++;
 	ret = emu_rc_qp_hw_modify(rc->hw, &attr, mask | IBV_QP_STATE);
+	qp->obj.usecnt--;
 	if (ret)
 		return ret;
 	rc->attr = attr;
