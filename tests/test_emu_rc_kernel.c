@@ -209,7 +209,7 @@ static int k_destroy_cq(uint32_t handle)
 struct rc_req {
 	uint32_t scq, rcq;
 	struct ib_uverbs_qp_cap cap;
-	uint8_t udata[64];
+	uint8_t udata[64] __attribute__((aligned(8)));
 	size_t udata_len;
 };
 
