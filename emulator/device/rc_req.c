@@ -356,7 +356,8 @@ static void ack_upto(struct emu_rc_qp_hw *qp, uint32_t psn)
 	if (progress) {
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
-		timer_restart(qp);
+		if (!qp->rnr_wait)	/* a late ACK does not end the wait */
+			timer_restart(qp);
 	}
 	arms_check(qp);
 }
@@ -390,6 +391,10 @@ static void on_aeth(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	uint32_t before = roce_psn_add(p->psn, ROCE_PSN_MASK);
 
 	qp->msn_seen = p->msn;
+	/* a NAK for what is already acknowledged is stale: a late copy */
+	if (ROCE_SYN_KIND(p->syndrome) != ROCE_SYN_KIND_ACK &&
+	    roce_psn_diff(p->psn, qp->acked) <= 0)
+		return;
 	switch (ROCE_SYN_KIND(p->syndrome)) {
 	case ROCE_SYN_KIND_ACK:
 		ack_upto(qp, p->psn);
