@@ -92,6 +92,8 @@ static void side_fini(struct side *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static const union ibv_gid *dgid = &gid;
+
 /* RESET -> INIT -> RTR -> RTS towards @peer. */
 static int connect_qp(struct side *s, struct side *peer, uint8_t rnr_retry,
 		      uint32_t psn, uint32_t peer_psn)
@@ -116,7 +118,7 @@ static int connect_qp(struct side *s, struct side *peer, uint8_t rnr_retry,
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;		/* 10 us */
 	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.dgid = *dgid;
 	a.ah_attr.grh.sgid_index = (uint8_t)gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
@@ -492,6 +494,28 @@ out:
 	side_fini(&b);
 }
 
+/* Nobody on the wire answers for the destination: RTR fails. */
+static void test_unreachable(void)
+{
+	struct side a = { 0 }, b = { 0 };
+	union ibv_gid nobody = gid;
+
+	if (side_init(&a) || side_init(&b)) {
+		CHECK(0, "unreachable: setup: %s", strerror(errno));
+		goto out;
+	}
+	nobody.raw[15] ^= 0x55;		/* same family, not ours */
+	dgid = &nobody;
+	errno = 0;
+	CHECK(connect_qp(&a, &b, 7, 1, 1) && errno == EHOSTUNREACH,
+	      "RTR to an address nobody answers for: errno %d (%s)", errno,
+	      strerror(errno));
+	dgid = &gid;
+out:
+	side_fini(&a);
+	side_fini(&b);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
@@ -534,6 +558,7 @@ int main(int argc, char **argv)
 		test_rnr_recover();
 		test_recv_too_small();
 		test_mr_rights();
+		test_unreachable();
 	}
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
