@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mana.h"
+#include "datapath.h"
 
 MANA_DECLARE_DRV_CMD(mana_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
 		     mana_ib_create_cq, mana_ib_create_cq_resp);
@@ -55,12 +56,13 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 	/*
-	 * An RNIC CQ is as deep as its buffer (a power of two), as rdma-core
-	 * makes it: the hardware wraps at the end of the buffer.
+	 * An RNIC CQ's depth is a power of two, as hardware queues are
+	 * (rdma-core goes further and takes the whole buffer; manadv users
+	 * count on the depth they asked for when it is a power of two).
 	 */
 	if (cq->buf.source == MANA_BUF_OWN &&
-	    cq->buf.size / MANA_CQE_SIZE <= caps.max_cqe)
-		cq->count = cq->buf.size / MANA_CQE_SIZE;
+	    mana_roundup_pow2(cq->count) <= caps.max_cqe)
+		cq->count = mana_roundup_pow2(cq->count);
 	mana_cq_init_consumer(cq);
 
 	memset(&cmd, 0, sizeof(cmd));

@@ -247,8 +247,9 @@ static void gather_inline(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 	int i;
 
 	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
+		if (wr->sg_list[i].length)
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
 		dst += wr->sg_list[i].length;
 	}
 	sge->addr = (uintptr_t)(qp->inline_buf + (size_t)slot * qp->inline_stride);
@@ -295,10 +296,7 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		.psn = qp->sq_psn,
 		.ssn = qp->ssn,
 	};
-	struct gdma_wqe_header hdr = {
-		.oob_size = (uint8_t)mana_rdma_send_oob_size(op->wqe_type),
-		.client_data_unit = (uint16_t)qp->mtu,
-	};
+	struct gdma_wqe_header hdr;
 	const struct ibv_sge *sg = wr->sg_list;
 	uint8_t oob[GDMA_OOB_XLARGE];
 	uint32_t n = (uint32_t)wr->num_sge, npsn, size, rreq_bu = 0;
@@ -328,9 +326,6 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		soob.dma_len = len;
 		break;
 	}
-	hdr.check_sn = op->wqe_type == MANA_WQE_RC_SEND ||
-		       op->wqe_type == MANA_WQE_RC_SEND_IMM ||
-		       op->wqe_type == MANA_WQE_WRITE_IMM;
 	if (mana_rdma_send_oob_encode(&soob, oob))
 		return EINVAL;
 
@@ -347,7 +342,9 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			n = 1;
 		}
 	}
-	hdr.num_sge = (uint8_t)(n ? n : 1);
+	/* rdma-core's layout: slots to the unit's end, the unused as padding */
+	if (mana_rc_send_wqe_header(op->wqe_type, n, qp->mtu, &hdr))
+		return EINVAL;
 	size = put_wqe(sq, &hdr, GDMA_SQ, oob, hdr.oob_size, sg, n);
 	if (!size)
 		return EINVAL;
@@ -622,7 +619,8 @@ static void rc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 		wr_fail(qp, EINVAL, "more SGEs than max_send_sge");
 		return;
 	}
-	memcpy(wr->sg_list, sg, n * sizeof(*sg));
+	if (n)
+		memcpy(wr->sg_list, sg, n * sizeof(*sg));
 	wr->num_sge = (int)n;
 	wr->send_flags &= ~IBV_SEND_INLINE;
 }
@@ -657,7 +655,8 @@ static void rc_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 	wr->sg_list[0].length = (uint32_t)len;
 	wr->sg_list[0].lkey = 0;
 	for (i = 0; i < n; i++) {
-		memcpy(dst, buf[i].addr, buf[i].length);
+		if (buf[i].length)
+			memcpy(dst, buf[i].addr, buf[i].length);
 		dst += buf[i].length;
 	}
 	wr->num_sge = len ? 1 : 0;
