@@ -21,7 +21,7 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
-	${MANA_EMU_DIR}/device/rc.c
+	${MANA_EMU_DIR}/device/rc_engine.c
 	${MANA_EMU_DIR}/device/rc_core.c
 	${MANA_EMU_DIR}/device/rc_neigh.c
 	${MANA_EMU_DIR}/device/rc_req.c
