@@ -96,6 +96,7 @@ struct emu_rc_qp_hw {
 	uint32_t acked;			/* highest PSN acknowledged */
 	uint32_t msn_seen;		/* the responder's last MSN */
 	uint8_t retry_left, rnr_left;
+	uint8_t backoff;		/* timer expiries without progress */
 	uint64_t timer_ns;		/* 0: none */
 	bool rnr_wait;			/* timer_ns is the RNR wait */
 	uint32_t arm[RC_ARMS];
