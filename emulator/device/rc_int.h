@@ -21,7 +21,7 @@
 #define RC_BURST	32	/* packets a QP sends per round */
 #define RC_ARMS		64	/* pending arm doorbells per QP */
 #define RC_ACK_EVERY	64	/* A bit within long messages */
-#define RC_MSG_MAX	(1u << 31)	/* max_msg_sz is 16 MiB; a sane bound */
+#define RC_MSG_MAX	(16u << 20)	/* max_msg_sz of the port */
 
 /* One of the QP's user rings (byte positions are free-running). */
 struct rc_ring {

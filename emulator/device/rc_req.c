@@ -196,6 +196,12 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 		corrupted(qp, o.psn, o.wqe_type);
 		return false;
 	}
+	/* rdma-core puts the path MTU in client_data_unit */
+	if (w.hdr.client_data_unit != qp->mtu) {
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_MTU_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
+	}
 	m->wqe_pos = sq->head;
 	m->type = o.wqe_type;
 	m->solicited = o.solicited;
@@ -215,6 +221,11 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 	if (m->type == MANA_WQE_READ) {
 		m->len = o.dma_len;
 		m->nsge = 0;
+	}
+	if (m->len > RC_MSG_MAX) {	/* over max_msg_sz */
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_WQE_LEN_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
 	}
 	m->npkts = rc_npkts(m->len, qp->mtu);
 	if (m->type == MANA_WQE_READ && fetch_read_dest(qp, m)) {
