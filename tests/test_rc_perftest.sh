@@ -11,13 +11,17 @@ emu=$build/bin/mana-emu
 command -v ib_write_bw >/dev/null || { echo "perftest missing (build.sh PACKAGES)"; exit 1; }
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
-port=$((40000 + $$ % 20000))
+# a free TCP port for each run's out-of-band exchange (other test runs on
+# the machine may use any fixed one)
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 fail=0
 
 run() { # "EMU OPTIONS" PROGRAM ARGS...
 	local opts=$1 prog=$2
 	shift 2
-	port=$((port + 1))
+	port=$(free_port)
 	rm -f "$dir/sw"
 	# shellcheck disable=SC2086
 	timeout 300 "$emu" --netdev-up --backend=socket:"$dir/sw" \

@@ -11,14 +11,17 @@ build=$1
 emu=$build/bin/mana-emu
 dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
-# a TCP port per run, away from the other tests' (pingpong's out-of-band)
-port=$((20000 + $$ % 20000))
+# a free TCP port for each run's out-of-band exchange (other test runs on
+# the machine may use any fixed one)
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 fail=0
 
 run() { # NAME "EMU OPTIONS" PINGPONG ARGS...
 	local name=$1 opts=$2
 	shift 2
-	port=$((port + 1))
+	port=$(free_port)
 	rm -f "$dir/sw"
 	# shellcheck disable=SC2086
 	timeout 300 "$emu" --netdev-up --backend=socket:"$dir/sw" \
