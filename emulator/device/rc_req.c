@@ -39,6 +39,7 @@ void rc_req_reset(struct emu_rc_qp_hw *qp)
 	qp->rnr_wait = false;
 	qp->n_arm = 0;
 	qp->msn_seen = 0;
+	qp->backoff = 0;
 }
 
 /* The PSN the send cursor points at. */
@@ -67,10 +68,19 @@ static uint32_t reads_out(struct emu_rc_qp_hw *qp)
 	return n;
 }
 
+/*
+ * Each expiry without progress doubles the next wait (up to 32 times, at
+ * most 2 s): the emulated wire stalls for as long as the host does not
+ * schedule the peer's device thread (seconds on a loaded machine), which
+ * real hardware never sees; retry_cnt still counts every expiry.
+ */
 static void timer_restart(struct emu_rc_qp_hw *qp)
 {
 	uint64_t t = rc_timeout_ns(qp->attr.timeout);
 
+	t <<= qp->backoff < 5 ? qp->backoff : 5;
+	if (t > 2000000000ull)
+		t = 2000000000ull;
 	qp->rnr_wait = false;
 	qp->timer_ns = t && qp->m_cnt ? rc_now_ns() + t : 0;
 }
@@ -186,6 +196,12 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 		corrupted(qp, o.psn, o.wqe_type);
 		return false;
 	}
+	/* rdma-core puts the path MTU in client_data_unit */
+	if (w.hdr.client_data_unit != qp->mtu) {
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_MTU_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
+	}
 	m->wqe_pos = sq->head;
 	m->type = o.wqe_type;
 	m->solicited = o.solicited;
@@ -205,6 +221,11 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 	if (m->type == MANA_WQE_READ) {
 		m->len = o.dma_len;
 		m->nsge = 0;
+	}
+	if (m->len > RC_MSG_MAX) {	/* over max_msg_sz */
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_WQE_LEN_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
 	}
 	m->npkts = rc_npkts(m->len, qp->mtu);
 	if (m->type == MANA_WQE_READ && fetch_read_dest(qp, m)) {
@@ -231,9 +252,12 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 	p.opcode = (uint8_t)op;
 	p.psn = roce_psn_add(m->psn, i);
 	if (m->type == MANA_WQE_READ) {
-		p.va = m->va;
+		/* again after a loss: only what has not arrived (IBA 9.4.4) */
+		off = (uint32_t)roce_psn_diff(m->rd_next, m->psn) * qp->mtu;
+		p.psn = m->rd_next;
+		p.va = m->va + off;
 		p.rkey = m->rkey;
-		p.dma_len = m->len;
+		p.dma_len = m->len - off;
 		p.ack_req = true;
 	} else {
 		len = m->len - off < qp->mtu ? m->len - off : qp->mtu;
@@ -305,10 +329,8 @@ static void rewind_to(struct emu_rc_qp_hw *qp, uint32_t psn)
 
 		if (d >= 0 && (uint32_t)d < m->npkts) {
 			qp->m_cur = i;
-			/* a READ is asked again from its start */
+			/* a READ is asked again from its first missing PSN */
 			qp->pkt_cur = m->type == MANA_WQE_READ ? 0 : (uint32_t)d;
-			if (m->type == MANA_WQE_READ)
-				m->rd_next = m->psn;
 			return;
 		}
 	}
@@ -348,12 +370,16 @@ static void ack_upto(struct emu_rc_qp_hw *qp, uint32_t psn)
 	if (qp->m_cnt && msg_at(qp, 0)->type == MANA_WQE_READ &&
 	    roce_psn_diff(psn, msg_at(qp, 0)->psn) >= 0)
 		psn = roce_psn_add(msg_at(qp, 0)->psn, ROCE_PSN_MASK);
-	if (roce_psn_diff(psn, qp->acked) > 0)
+	if (roce_psn_diff(psn, qp->acked) > 0) {
 		qp->acked = psn;
+		progress = true;	/* also within a long message */
+	}
 	if (progress) {
+		qp->backoff = 0;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
-		timer_restart(qp);
+		if (!qp->rnr_wait)	/* a late ACK does not end the wait */
+			timer_restart(qp);
 	}
 	arms_check(qp);
 }
@@ -387,6 +413,10 @@ static void on_aeth(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	uint32_t before = roce_psn_add(p->psn, ROCE_PSN_MASK);
 
 	qp->msn_seen = p->msn;
+	/* a NAK for what is already acknowledged is stale: a late copy */
+	if (ROCE_SYN_KIND(p->syndrome) != ROCE_SYN_KIND_ACK &&
+	    roce_psn_diff(p->psn, qp->acked) <= 0)
+		return;
 	switch (ROCE_SYN_KIND(p->syndrome)) {
 	case ROCE_SYN_KIND_ACK:
 		ack_upto(qp, p->psn);
@@ -476,6 +506,11 @@ static void on_read_resp(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 		return;
 	}
 	m->rd_next = roce_psn_add(m->rd_next, 1);
+	/* forward progress: the retry budget and the timer start over */
+	m->rd_reissued = false;
+	qp->backoff = 0;
+	qp->retry_left = qp->attr.retry_cnt;
+	timer_restart(qp);
 	if (fl & ROCE_F_AETH)
 		on_aeth(qp, p);
 }
@@ -499,6 +534,10 @@ void rc_req_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 /* Retransmission or RNR timer expired. */
 void rc_req_timer(struct emu_rc_qp_hw *qp)
 {
+	if (emu_verbose())
+		emu_log("rc qp %u: timer (%s) acked %u next %u retry %u", qp->qpn,
+			qp->rnr_wait ? "rnr" : "retransmit", qp->acked,
+			qp->next_psn, qp->retry_left);
 	qp->timer_ns = 0;
 	if (qp->state == EMU_RC_ERR || !qp->m_cnt)
 		return;
@@ -513,6 +552,7 @@ void rc_req_timer(struct emu_rc_qp_hw *qp)
 		return;
 	}
 	qp->retry_left--;
+	qp->backoff++;
 	qp->st.retransmits++;
 	rewind_to(qp, roce_psn_add(qp->acked, 1));
 	timer_restart(qp);

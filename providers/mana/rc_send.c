@@ -225,6 +225,11 @@ static int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			 (unsigned long long)*len, RC_MAX_MSG);
 		return EINVAL;
 	}
+	if (wr->opcode == IBV_WR_RDMA_READ && wr->num_sge > (int)MANA_MAX_RX_SGE) {
+		mana_err(ibctx, "an RDMA read lands in a receive WQE: at most %u SGEs, not %d",
+			 MANA_MAX_RX_SGE, wr->num_sge);
+		return EINVAL;
+	}
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (wr->opcode == IBV_WR_RDMA_READ) {
 			mana_err(ibctx, "IBV_SEND_INLINE with RDMA read");
@@ -247,8 +252,9 @@ static void gather_inline(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 	int i;
 
 	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
+		if (wr->sg_list[i].length)
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
 		dst += wr->sg_list[i].length;
 	}
 	sge->addr = (uintptr_t)(qp->inline_buf + (size_t)slot * qp->inline_stride);
@@ -618,7 +624,8 @@ static void rc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 		wr_fail(qp, EINVAL, "more SGEs than max_send_sge");
 		return;
 	}
-	memcpy(wr->sg_list, sg, n * sizeof(*sg));
+	if (n)
+		memcpy(wr->sg_list, sg, n * sizeof(*sg));
 	wr->num_sge = (int)n;
 	wr->send_flags &= ~IBV_SEND_INLINE;
 }
@@ -653,7 +660,8 @@ static void rc_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 	wr->sg_list[0].length = (uint32_t)len;
 	wr->sg_list[0].lkey = 0;
 	for (i = 0; i < n; i++) {
-		memcpy(dst, buf[i].addr, buf[i].length);
+		if (buf[i].length)
+			memcpy(dst, buf[i].addr, buf[i].length);
 		dst += buf[i].length;
 	}
 	wr->num_sge = len ? 1 : 0;
