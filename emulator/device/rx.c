@@ -7,6 +7,7 @@
  */
 #include "device.h"
 #include "device_int.h"
+#include "rc_dev.h"
 
 #include <string.h>
 #include <netinet/in.h>
@@ -381,6 +382,8 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
+	if (!devst.fatal && emu_rc_rx(port, in, len))
+		return;		/* RoCEv2: the RNIC's */
 	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
 		devst.port_unsteered[port - 1]++;
