@@ -347,7 +347,8 @@ static bool device_work(void)
 	n += dev_run_sqs();
 	n += poll_backends();
 	n += drain_rxq();
-	n += emu_rc_work();
+	if (emu_rc_nqps)
+		n += emu_rc_work();
 	dev_coalesce_flush_all();
 	/* SQs with work left mean another round at once, unless fatal */
 	return n > 0 || (devst.sq_head && !devst.fatal);
@@ -397,7 +398,7 @@ static void *device_main(void *arg)
 		}
 		if (device_should_exit())
 			break;
-		sleep_ms = emu_rc_sleep_ms(SLEEP_MS);	/* RC timers */
+		sleep_ms = emu_rc_nqps ? emu_rc_sleep_ms(SLEEP_MS) : SLEEP_MS;
 		pthread_mutex_unlock(&emu.lock);
 		if (!busy)
 			device_sleep(sleep_ms);
@@ -592,7 +593,7 @@ static void dev_doorbell(const struct trap_event *ev)
 	if (gdma_doorbell_kind_at(ev->offset, &kind, &is_short) ||
 	    ev->width != (is_short ? 4u : 8u))
 		return bad_doorbell(ev, "no doorbell at this offset and width");
-	if (!is_short && ctx && !devst.fatal &&
+	if (emu_rc_nqps && !is_short && ctx && !devst.fatal &&
 	    emu_rc_doorbell(ctx, kind, ev->value))
 		return;		/* an RC QP's queue */
 	if (!db_queue_type(kind))

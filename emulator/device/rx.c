@@ -382,7 +382,7 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
-	if (!devst.fatal && emu_rc_rx(port, in, len))
+	if (emu_rc_nqps && !devst.fatal && emu_rc_rx(port, in, len))
 		return;		/* RoCEv2: the RNIC's */
 	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
