@@ -260,15 +260,19 @@ int cmd_destroy_qp(struct emu_bundle *b)
 {
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	struct ib_uverbs_destroy_qp cmd;
+	struct emu_qp *qp;
 	int ret;
 
 	ret = emu_request(b, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
+	/* the async events the application read; libibverbs waits for them */
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (qp)
+		resp.events_reported = qp->events_reported;
 	ret = destroy_handle(b, EMU_OBJ_QP, cmd.qp_handle);
 	if (ret)
 		return ret;
-	/* no QP events exist here: nothing was reported */
 	return emu_response(b, &resp, sizeof(resp));
 }
 
