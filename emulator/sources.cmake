@@ -21,7 +21,11 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
-	${MANA_EMU_DIR}/device/rc_stub.c	# rckern only, NOT TO BE MERGED
+	${MANA_EMU_DIR}/device/rc_engine.c
+	${MANA_EMU_DIR}/device/rc_core.c
+	${MANA_EMU_DIR}/device/rc_neigh.c
+	${MANA_EMU_DIR}/device/rc_req.c
+	${MANA_EMU_DIR}/device/rc_resp.c
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/x86_store.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
@@ -30,6 +34,7 @@ set(MANA_EMU_CORE_SOURCES
 # user, and everything that links the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
+	${MANA_EMU_DIR}/wire/roce.c
 	${MANA_EMU_LIBC_SOURCES})
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c)

@@ -75,6 +75,8 @@ struct mana_emu_options {
 	/* --fault=: 0 = off */
 	unsigned long long fault_fatal_after;	/* frames transmitted */
 	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
+	unsigned long long fault_drop_roce;	/* every Nth RoCE packet sent */
+	unsigned long long fault_reorder_roce;	/* swapped with the next */
 	/* what mana-diag inspects: the VM around the device */
 	unsigned int no_modules;	/* MANA_EMU_MOD_* not loaded */
 	unsigned int uverbs_mode;	/* permission bits of /dev/infiniband/uverbsN */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "datapath.h"
+#include "rc.h"
 
 /*
  * What fast_rq points to when the fast path must not run: it has retired
@@ -515,6 +516,9 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct mana_wc c;
 	int n, ret = 0;
 
+	/* RNIC CQs of RC QPs complete elsewhere (rc_poll.c) */
+	if (mana_unlikely(cq->rc))
+		return mana_rc_poll_cq(cq, num_entries, wc);
 	if (num_entries <= 0)
 		return 0;
 	if (mana_unlikely(cq_overrun(cq)))
@@ -579,6 +583,14 @@ void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 		cq = to_mcq(event->element.cq);
 		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
 		overflow_error(cq);
+		return;
+	}
+	if ((event->event_type == IBV_EVENT_QP_FATAL ||
+	     event->event_type == IBV_EVENT_QP_REQ_ERR ||
+	     event->event_type == IBV_EVENT_QP_ACCESS_ERR) &&
+	    event->element.qp && event->element.qp->qp_type == IBV_QPT_RC) {
+		/* the device stopped the QP: flush once the CQEs are read */
+		mana_rc_qp_to_err(to_mrcqp(event->element.qp));
 		return;
 	}
 	if (event->event_type != IBV_EVENT_DEVICE_FATAL)
