@@ -190,6 +190,7 @@ static int create_qp(struct emu_bundle *b,
 		.max_recv_sge = cmd->max_recv_sge,
 		.max_inline_data = cmd->max_inline_data,
 		.create_flags = cmd->create_flags,
+		.sq_sig_all = cmd->sq_sig_all,
 	};
 	struct emu_ucontext *ctx;
 	struct emu_qp *qp;
@@ -260,15 +261,18 @@ int cmd_destroy_qp(struct emu_bundle *b)
 {
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	struct ib_uverbs_destroy_qp cmd;
+	struct emu_qp *qp;
 	int ret;
 
 	ret = emu_request(b, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (qp)
+		resp.events_reported = qp->events_reported;
 	ret = destroy_handle(b, EMU_OBJ_QP, cmd.qp_handle);
 	if (ret)
 		return ret;
-	/* no QP events exist here: nothing was reported */
 	return emu_response(b, &resp, sizeof(resp));
 }
 
