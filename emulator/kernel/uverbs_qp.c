@@ -190,6 +190,7 @@ static int create_qp(struct emu_bundle *b,
 		.max_recv_sge = cmd->max_recv_sge,
 		.max_inline_data = cmd->max_inline_data,
 		.create_flags = cmd->create_flags,
+		.sq_sig_all = cmd->sq_sig_all,
 	};
 	struct emu_ucontext *ctx;
 	struct emu_qp *qp;
