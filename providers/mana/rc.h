@@ -89,7 +89,7 @@ struct mana_rc_qp {
 	uint8_t *inline_buf;		/* max_send_wr slots of inline_stride */
 	uint32_t inline_stride;
 	struct verbs_mr inline_mr;
-	/* extra attributes kept for query_qp when the kernel cannot answer */
+	/* attributes the datapath reports (dest_qp_num: the WCs' src_qp) */
 	struct ibv_qp_attr attr;
 
 	/* receive side, under rq_lock (posters) / recv CQ lock (poller) */
@@ -111,9 +111,6 @@ struct mana_rc_qp {
 	/* ibv_wr_* between wr_start and wr_complete */
 	bool wr_open;			/* a WR is being built */
 	int wr_err;
-	uint32_t wr_first;		/* sq_head at wr_start */
-	struct ibv_send_wr wr_cur;
-	struct ibv_sge wr_sge[MANA_MAX_TX_SGE];
 	uint8_t *wr_inline;		/* gathered inline data */
 	uint32_t wr_inline_len;
 	/* WRs built since wr_start, posted by wr_complete */
