@@ -262,7 +262,8 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 
 /*
  * Loopback frames are delivered here, in the device thread, straight from
- * the backend's ring (no copy, no callback).
+ * the backend's ring (no copy, no callback); those that cut through it
+ * (tx.c) are only counted.
  */
 unsigned int dev_poll_backend(unsigned int port)
 {
@@ -283,8 +284,10 @@ unsigned int dev_poll_backend(unsigned int port)
 		}
 		backend_lb_pop(lb, n);
 		backend_lb_account(dp->backend, dp->lb_tx_frames,
-				   dp->lb_tx_bytes, n, bytes);
+				   dp->lb_tx_bytes, n + dp->lb_rx_frames,
+				   bytes + dp->lb_rx_bytes);
 		dp->lb_tx_frames = dp->lb_tx_bytes = 0;
+		dp->lb_rx_frames = dp->lb_rx_bytes = 0;
 		return n;
 	}
 	if (!dp->backend)

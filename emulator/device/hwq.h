@@ -100,8 +100,8 @@ struct emu_port_rx {
 struct emu_dev_port {
 	struct backend *backend;	/* opened with the first queue, kept */
 	struct backend_lb *lb;		/* its inline ring (loopback), or NULL */
-	/* frames through lb not yet counted in the backend */
-	uint64_t lb_tx_frames, lb_tx_bytes;
+	/* frames through lb not yet counted in the backend (rx: cut through) */
+	uint64_t lb_tx_frames, lb_tx_bytes, lb_rx_frames, lb_rx_bytes;
 	struct emu_port_rx rx;
 };
 

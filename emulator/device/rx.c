@@ -121,6 +121,11 @@ static uint32_t rx_csum_flags(const uint8_t *f, const struct emu_frame *fr)
 	enum emu_csum ip, l4;
 	uint32_t v;
 
+	/* the usual frame: 20-byte IPv4 header, UDP without a checksum */
+	if (fr->tuple.l3 == MANA_RSS_L3_IPV4 && fr->l4_proto == IPPROTO_UDP &&
+	    f[fr->l3_off] == 0x45 && !f[fr->l4_off + 6] && !f[fr->l4_off + 7])
+		return (emu_ipv4_hdr20_ok(f + fr->l3_off) ? 1U << 25 : 1U << 26) |
+		       1U << 29;
 	emu_frame_rx_csum(f, fr, &ip, &l4);
 	v = (uint32_t)(ip == EMU_CSUM_OK) << 25 | (uint32_t)(ip == EMU_CSUM_BAD) << 26;
 	if (fr->l4_proto == IPPROTO_TCP)

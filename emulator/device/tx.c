@@ -183,10 +183,16 @@ static void tx_sent(struct emu_hwq *sq, size_t len)
 	}
 }
 
+/* Where a loopback frame is built when it goes straight to the receiver. */
+static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
+
 /*
  * Execute the send WQE at @p; errors always get their own CQE.  The frame
- * is gathered straight into the backend's buffer (for loopback the slot
- * of its ring the receiver reads it from).
+ * is gathered straight into the backend's buffer.  Loopback (without
+ * capture) cuts through: with nothing queued in its ring ahead of it, the
+ * frame is built in the device's own buffer and received right after its
+ * send completion, without passing through the ring; otherwise it takes
+ * the ring's next slot and is received at the end of the slice.
  */
 static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 {
@@ -195,16 +201,20 @@ static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 	const struct mana_tx_oob *oob;
 	unsigned int npc = 0;
 	uint8_t type, *f = NULL;
-	bool in_ring = false;
+	bool in_ring = false, cut = false;
 	size_t len = 0;
 
 	type = tx_check_oob(sq, p, &oob);
 	if (type == CQE_TX_OKAY)
 		type = tx_sges(sq, p, pc, &npc, &len);
 	if (type == CQE_TX_OKAY) {
-		if (dp->lb)
+		if (dp->lb && !backend_lb_queued(dp->lb)) {
+			f = lb_frame;
+			cut = true;
+		} else if (dp->lb) {
 			f = backend_lb_slot(dp->lb, len + EMU_VLAN_HLEN);
-		in_ring = f != NULL;
+			in_ring = f != NULL;
+		}
 		if (!f)
 			f = backend_tx_buf(dp->backend, len + EMU_VLAN_HLEN);
 		type = tx_gather(pc, npc, f);
@@ -216,16 +226,21 @@ static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 		tx_cqe(sq, type, wqe_off);
 		return;
 	}
-	if (in_ring) {
-		backend_lb_push(dp->lb, len);
+	if (cut || in_ring) {
 		dp->lb_tx_frames++;
 		dp->lb_tx_bytes += len;
+		if (in_ring)
+			backend_lb_push(dp->lb, len);
+		dp->lb_rx_frames += cut;
+		dp->lb_rx_bytes += cut ? len : 0;
 	} else {
 		backend_tx_commit(dp->backend, f, len);
 	}
 	tx_sent(sq, len);
 	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
+	if (cut)
+		dev_rx_frame(sq->port, f, len);
 }
 
 /* Walk the SQ from the device head to the doorbell tail. */
