@@ -194,7 +194,8 @@ static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
  * send completion, without passing through the ring; otherwise it takes
  * the ring's next slot and is received at the end of the slice.
  */
-static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
+static inline __attribute__((always_inline)) void
+tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 {
 	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
