@@ -80,7 +80,6 @@ struct device_state {
 	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
-	uint64_t mr_gen;		/* MRs deleted: queues' cached MRs stale */
 	const struct emu_device_ops *ops;
 };
 
@@ -91,6 +90,7 @@ void dev_wake(void);
 void dev_fatal(const char *why);
 unsigned int dev_poll_backend(unsigned int port);
 void dev_stop(void);
+void dev_mr_forget(const struct emu_dev_mr *mr);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
 void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons);
@@ -118,8 +118,8 @@ size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
 /* A 64-byte CQE, eight ordered 8-byte stores (core/user_copy.c): 0 or fault. */
 size_t mana_emu_ucqe(void *dst, const void *src);
 
-static inline size_t ucopy(void *local, void *remote, size_t len,
-			   bool to_user)
+static inline __attribute__((always_inline)) size_t
+ucopy(void *local, void *remote, size_t len, bool to_user)
 {
 	size_t left;
 
@@ -219,8 +219,7 @@ static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
 	const struct emu_dev_mr *mr = q->mr_last;
 	uint64_t end = sge->addr + sge->size;
 
-	if (__builtin_expect(!mr || q->mr_gen != devst.mr_gen ||
-			     mr->lkey != sge->mkey, 0)) {
+	if (__builtin_expect(!mr || mr->lkey != sge->mkey, 0)) {
 		mr = dev_mr_lookup(q, sge->mkey);
 		if (!mr)
 			return 0;

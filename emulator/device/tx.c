@@ -227,13 +227,13 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 		tx_cqe(sq, type, wqe_off);
 		return;
 	}
-	if (cut || in_ring) {
+	if (cut) {
+		dp->lb_cut_frames++;
+		dp->lb_cut_bytes += len;
+	} else if (in_ring) {
 		dp->lb_tx_frames++;
 		dp->lb_tx_bytes += len;
-		if (in_ring)
-			backend_lb_push(dp->lb, len);
-		dp->lb_rx_frames += cut;
-		dp->lb_rx_bytes += cut ? len : 0;
+		backend_lb_push(dp->lb, len);
 	} else {
 		backend_tx_commit(dp->backend, f, len);
 	}
