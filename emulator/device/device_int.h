@@ -267,8 +267,16 @@ cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
 	 * Eight laps past the consumer's last report: its doorbell index (mod
 	 * 8 laps) could no longer show the overrun, so it is one now.
 	 */
-	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0))
-		dev_cq_count_lost(cq, cq->cons);
+	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0)) {
+		/* dev_cq_count_lost() once the consumer was told: one more */
+		if ((int32_t)(cq->lost_upto - cq->cons) > 0 &&
+		    cq->lost_upto == cq->prod - cq->count - 1) {
+			cq->st.drops++;
+			cq->lost_upto++;
+		} else {
+			dev_cq_count_lost(cq, cq->cons);
+		}
+	}
 	if (cq->armed) {
 		cq->armed = false;
 		dev_cq_notify(cq);

@@ -467,21 +467,16 @@ static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 	return true;
 }
 
-void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
+/* Everything rx_fast() does not take: parse, strip a tag, steer, deliver. */
+static __attribute__((noinline)) void rx_general(unsigned int port,
+						 struct emu_port_rx *v,
+						 const uint8_t *in, size_t len)
 {
 	static uint8_t f[FRAME_MAX];
-	struct emu_port_rx *v = &emu_ports[port - 1].rx;
 	struct rx_meta m = { 0 };
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
-	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||
-	    len > BACKEND_MAX_FRAME) {
-		devst.port_unsteered[port - 1]++;
-		return;
-	}
-	if (rx_fast(port, v, in, len))
-		return;
 	/* parsed where it lies; copied only to strip a tag */
 	if (!emu_frame_parse_plain(in, len, &fr))
 		emu_frame_parse(in, len, &fr);
@@ -497,4 +492,17 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	rq = rx_steer(port, v, &fr, &m);
 	if (rq)
 		rx_deliver(rq, in, len, &fr, &m);
+}
+
+void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
+{
+	struct emu_port_rx *v = &emu_ports[port - 1].rx;
+
+	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||
+	    len > BACKEND_MAX_FRAME) {
+		devst.port_unsteered[port - 1]++;
+		return;
+	}
+	if (!rx_fast(port, v, in, len))
+		rx_general(port, v, in, len);
 }

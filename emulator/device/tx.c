@@ -195,7 +195,7 @@ static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
  * the ring's next slot and is received at the end of the slice.
  */
 static inline __attribute__((always_inline)) void
-tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
+tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 {
 	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
@@ -209,12 +209,14 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 	if (type == CQE_TX_OKAY)
 		type = tx_sges(sq, p, pc, &npc, &len);
 	if (type == CQE_TX_OKAY) {
-		if (dp->lb && !backend_lb_queued(dp->lb)) {
+		if (*cut_ok) {
 			f = lb_frame;
 			cut = true;
 		} else if (dp->lb) {
 			f = backend_lb_slot(dp->lb, len + EMU_VLAN_HLEN);
 			in_ring = f != NULL;
+			/* the frames after it queue behind it */
+			*cut_ok = false;
 		}
 		if (!f)
 			f = backend_tx_buf(dp->backend, len + EMU_VLAN_HLEN);
@@ -247,6 +249,9 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 /* Walk the SQ from the device head to the doorbell tail. */
 static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 {
+	struct backend_lb *lb = emu_ports[sq->port - 1].lb;
+	/* loopback frames cut through while its ring is empty */
+	bool cut_ok = lb && !backend_lb_queued(lb);
 	unsigned int sent = 0;
 	const uint8_t *p;
 	uint32_t off;
@@ -261,7 +266,7 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 			sq->head = sq->tail;
 			break;
 		}
-		tx_one(sq, p, off);
+		tx_one(sq, p, off, &cut_ok);
 		sq->head += sq->cache->v.size;
 		sent++;
 	}

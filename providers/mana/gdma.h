@@ -138,19 +138,38 @@ enum gdma_eqe_type {
 #define MANA_HASH_ALL		0x1FFU
 
 /* ------------------------------------------------------------------------ */
-/* Little-endian access, alignment-safe */
+/*
+ * Little-endian access, alignment-safe: on a little-endian host one
+ * unaligned load or store (memcpy), else byte by byte.
+ */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GDMA_LE_HOST 1
+#else
+#define GDMA_LE_HOST 0
+#endif
 
 static inline uint16_t gdma_get_le16(const void *p)
 {
 	const uint8_t *b = p;
+	uint16_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint16_t)(b[0] | (b[1] << 8));
 }
 
 static inline uint32_t gdma_get_le32(const void *p)
 {
 	const uint8_t *b = p;
+	uint32_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 	       (uint32_t)b[3] << 24;
 }
@@ -158,7 +177,12 @@ static inline uint32_t gdma_get_le32(const void *p)
 static inline uint64_t gdma_get_le64(const void *p)
 {
 	const uint8_t *b = p;
+	uint64_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint64_t)gdma_get_le32(b) |
 	       (uint64_t)gdma_get_le32(b + 4) << 32;
 }
@@ -167,6 +191,10 @@ static inline void gdma_put_le16(void *p, uint16_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	b[0] = (uint8_t)v;
 	b[1] = (uint8_t)(v >> 8);
 }
@@ -175,6 +203,10 @@ static inline void gdma_put_le32(void *p, uint32_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	b[0] = (uint8_t)v;
 	b[1] = (uint8_t)(v >> 8);
 	b[2] = (uint8_t)(v >> 16);
@@ -185,6 +217,10 @@ static inline void gdma_put_le64(void *p, uint64_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	gdma_put_le32(b, (uint32_t)v);
 	gdma_put_le32(b + 4, (uint32_t)(v >> 32));
 }
