@@ -388,7 +388,7 @@ static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
 	return v->indir[hash % EMU_RSS_INDIR];
 }
 
-#define IPV4_UDP_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
+#define IPV4_ADDR_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
 #define UDP_PORT_FIELDS (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
 
 /*
@@ -398,7 +398,9 @@ static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
  * the general path of dev_rx_frame() (parse, steer, deliver, consume,
  * scatter, complete) without its structures.  false: not such a frame
  * or not such a queue, and nothing was done (the cached WQE bytes and MR
- * of the RQ aside, which the general path finds again).
+ * of the RQ aside, which the general path finds again); a WQE that cannot
+ * be read and a frame that faults are completed here, as the general
+ * path would, so that no fault is met and counted twice.
  */
 static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 		    const uint8_t *f, size_t len)
@@ -424,7 +426,7 @@ static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 	/* rx_steer(): an IPv4 UDP 4-tuple unless the mask leaves it out */
 	if (v->rss_enabled) {
 		if (emu.opts.rss_hash == MANA_EMU_RSS_HASH_MASK &&
-		    (!(v->fields_mask & IPV4_UDP_FIELDS) ||
+		    (!(v->fields_mask & IPV4_ADDR_FIELDS) ||
 		     !(v->fields_mask & UDP_PORT_FIELDS)))
 			return false;
 		hash = tz_ipv4_l4_raw(&rss_tables[port - 1], ip + 12);
@@ -439,7 +441,14 @@ static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 		return false;
 	wqe_off = rq->head & (rq->size - 1);
 	p = wqe_head(rq, GDMA_RQ);
-	if (!p || rq->cache->v.hdr.num_sge != 1)
+	if (!p) {
+		/* as rx_consume(): reading it again could fault again */
+		rq->st.errors++;
+		rq->st.drops++;
+		rq->head = rq->tail;
+		return true;
+	}
+	if (rq->cache->v.hdr.num_sge != 1)
 		return false;
 	gdma_wqe_view_sge(p, &rq->cache->v, 0, &sge);
 	if (sge.size < len)
