@@ -512,6 +512,11 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 		devst.port_unsteered[port - 1]++;
 		return;
 	}
+	/*
+	 * Frames for another engine (RoCEv2 for the RC transport: IPv4 UDP
+	 * to port 4791, which raw tests also use) must be taken before
+	 * rx_fast(), which would take them as raw frames.
+	 */
 	if (!rx_fast(port, v, in, len))
 		rx_general(port, v, in, len);
 }
