@@ -6,7 +6,9 @@
  * counter, never a crash of the device thread or of the application.
  *   - a send whose SGE points into a page unmapped after registration
  *   - a receive into a page made read-only after registration
- * Each is followed by good traffic on the same queues.  Real hardware
+ *   - a completion into a CQ ring made read-only (the CQE is lost and
+ *     counted on the CQ; last, as the provider never sees it)
+ * The first two are followed by good traffic on the same queues.  Real hardware
  * would still reach the pages pinned at registration; the emulator cannot.
  *
  * Usage (under mana-emu): test_emu_fault_safety
@@ -14,6 +16,10 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <infiniband/manadv.h>
+
+#include "emulator/mana_emu.h"
 
 #include "check.h"
 #include "verbs_traffic.h"
@@ -72,6 +78,48 @@ static void good_round(struct vt_port *p, uint64_t id)
 	      wc.wr_id == id && wc.byte_len == SIZE,
 	      "good frame %llu received", (unsigned long long)id);
 	CHECK(!memcmp(rx, tx, SIZE), "frame %llu intact", (unsigned long long)id);
+}
+
+/*
+ * The RX CQ's ring made read-only: the device's CQE store faults, the CQE
+ * is lost and counted as an error of the CQ, and the device goes on (the
+ * send still completes on its own CQ).
+ */
+static void cq_ring_read_only(struct vt_port *p)
+{
+	int (*init_obj)(struct manadv_obj *, uint64_t);
+	int (*qinfo)(uint32_t, uint32_t, struct mana_emu_queue_info *);
+	struct mana_emu_queue_info before, after;
+	struct manadv_cq dcq;
+	struct manadv_obj obj = { .cq = { .in = p->rx_cq[0], .out = &dcq } };
+	size_t len;
+	uint64_t faults;
+	struct ibv_wc wc;
+
+	init_obj = (typeof(init_obj))dlsym(RTLD_DEFAULT, "manadv_init_obj");
+	qinfo = (typeof(qinfo))dlsym(RTLD_DEFAULT, MANA_EMU_QUEUE_INFO_SYM);
+	if (!init_obj || !qinfo) {
+		CHECK(0, "manadv_init_obj and mana_emu_queue_info found");
+		return;
+	}
+	CHECK_ERRNO(init_obj(&obj, MANADV_OBJ_CQ), 0);
+	CHECK_ERRNO(qinfo(MANA_EMU_QUEUE_CQ, dcq.cq_id, &before), 0);
+	len = ((size_t)dcq.count * 64 + PAGE - 1) & ~(size_t)(PAGE - 1);
+	CHECK(((uintptr_t)dcq.buf & (PAGE - 1)) == 0, "CQ ring page aligned");
+	CHECK_ERRNO(mprotect(dcq.buf, len, PROT_READ), 0);
+	CHECK_ERRNO(recv_into(p, vt_rx_buf(p, 0, 8), p->mr->lkey, 8), 0);
+	vt_frame(vt_tx_buf(p, 0, 8), SIZE, p->sport[0], 0, 8);
+	faults = faults_fn();
+	CHECK_ERRNO(send_from(p, vt_tx_buf(p, 0, 8), p->mr->lkey, 8), 0);
+	CHECK(poll_one(p->tx_cq[0], &wc) == 1 && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == 8, "the frame was sent");
+	CHECK_ERRNO(qinfo(MANA_EMU_QUEUE_CQ, dcq.cq_id, &after), 0);
+	CHECK(after.errors == before.errors + 1 && after.frames == before.frames,
+	      "CQE into a read-only ring: counted as a CQ error (%llu -> %llu)",
+	      (unsigned long long)before.errors,
+	      (unsigned long long)after.errors);
+	CHECK(faults_fn() == faults + 1, "and one fault counted");
+	CHECK_ERRNO(mprotect(dcq.buf, len, PROT_READ | PROT_WRITE), 0);
 }
 
 int main(void)
@@ -144,6 +192,7 @@ int main(void)
 	      "receive into an unmapped page: error CQE (status %d)", wc.status);
 	CHECK(faults_fn() == faults + 1, "and one fault counted");
 	good_round(&p, 7);
+	cq_ring_read_only(&p);
 
 	CHECK_ERRNO(ibv_dereg_mr(mr), 0);
 	munmap(mem + PAGE, PAGE);

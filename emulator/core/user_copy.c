@@ -120,8 +120,66 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size mana_emu_ucopy, .-mana_emu_ucopy\n");
 
+/*
+ * A 64-byte completion entry into application memory (@dst 8-byte
+ * aligned), fault-safe like mana_emu_ucopy: eight plain 8-byte moves in
+ * order, the last one the word that holds the owner bits.  x86 keeps
+ * plain stores in program order (a string move's fast mode does not
+ * promise that between its own stores), so the consumer that sees the
+ * owner bits sees the data.  0, or nonzero if @dst faulted (the entry is
+ * then partly written; the owner word is written last, so it never looks
+ * valid).
+ */
+size_t mana_emu_ucqe(void *dst, const void *src);
+extern const char mana_emu_ucqe_st[], mana_emu_ucqe_end[], mana_emu_ucqe_f[];
+
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl mana_emu_ucqe\n"
+	"	.hidden mana_emu_ucqe\n"
+	"	.type mana_emu_ucqe, @function\n"
+	"mana_emu_ucqe:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	mov (%rsi), %rax\n"
+	"	mov 8(%rsi), %rcx\n"
+	"	mov 16(%rsi), %rdx\n"
+	"	mov 24(%rsi), %r8\n"
+	"	mov 32(%rsi), %r9\n"
+	"	mov 40(%rsi), %r10\n"
+	"	mov 48(%rsi), %r11\n"
+	"	mov 56(%rsi), %rsi\n"
+	"	.globl mana_emu_ucqe_st\n"
+	"	.hidden mana_emu_ucqe_st\n"
+	"mana_emu_ucqe_st:\n"
+	"	mov %rax, (%rdi)\n"
+	"	mov %rcx, 8(%rdi)\n"
+	"	mov %rdx, 16(%rdi)\n"
+	"	mov %r8, 24(%rdi)\n"
+	"	mov %r9, 32(%rdi)\n"
+	"	mov %r10, 40(%rdi)\n"
+	"	mov %r11, 48(%rdi)\n"
+	"	mov %rsi, 56(%rdi)\n"
+	"	.globl mana_emu_ucqe_end\n"
+	"	.hidden mana_emu_ucqe_end\n"
+	"mana_emu_ucqe_end:\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"	.globl mana_emu_ucqe_f\n"
+	"	.hidden mana_emu_ucqe_f\n"
+	"mana_emu_ucqe_f:\n"
+	"	mov $64, %eax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size mana_emu_ucqe, .-mana_emu_ucqe\n");
+
 uintptr_t emu_user_copy_fixup(uintptr_t rip)
 {
+	/* only the stores of mana_emu_ucqe touch application memory */
+	if (rip >= (uintptr_t)mana_emu_ucqe_st &&
+	    rip < (uintptr_t)mana_emu_ucqe_end)
+		return (uintptr_t)mana_emu_ucqe_f;
 	if (rip == (uintptr_t)mana_emu_ucopy_q)
 		return (uintptr_t)mana_emu_ucopy_fq;
 	if (rip == (uintptr_t)mana_emu_ucopy_b)

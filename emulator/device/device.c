@@ -79,6 +79,19 @@ struct emu_hwq *emu_hwq_find(enum emu_hwq_type type, uint32_t id)
 	return NULL;
 }
 
+/* An MR goes: no SQ or RQ may keep it as the last MR its SGEs named. */
+void dev_mr_forget(const struct emu_dev_mr *mr)
+{
+	unsigned int t, b;
+	struct emu_hwq *q;
+
+	for (t = EMU_HWQ_SQ; t <= EMU_HWQ_RQ; t++)
+		for (b = 0; b < HWQ_HASH_SIZE; b++)
+			for (q = devst.hash[t][b]; q; q = q->hash_next)
+				if (q->mr_last == mr)
+					q->mr_last = NULL;
+}
+
 /* Next free id of @type in the 24-bit space, ids of live queues skipped. */
 static int hwq_id_alloc(enum emu_hwq_type type, uint32_t *id)
 {
@@ -263,7 +276,8 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 
 /*
  * Loopback frames are delivered here, in the device thread, straight from
- * the backend's ring (no copy, no callback).
+ * the backend's ring (no copy, no callback); those that cut through it
+ * (tx.c) are only counted.
  */
 unsigned int dev_poll_backend(unsigned int port)
 {
@@ -283,9 +297,13 @@ unsigned int dev_poll_backend(unsigned int port)
 			dev_rx_frame(port, s->data, s->len);
 		}
 		backend_lb_pop(lb, n);
-		backend_lb_account(dp->backend, dp->lb_tx_frames,
-				   dp->lb_tx_bytes, n, bytes);
+		backend_lb_account(dp->backend,
+				   dp->lb_tx_frames + dp->lb_cut_frames,
+				   dp->lb_tx_bytes + dp->lb_cut_bytes,
+				   n + dp->lb_cut_frames,
+				   bytes + dp->lb_cut_bytes);
 		dp->lb_tx_frames = dp->lb_tx_bytes = 0;
+		dp->lb_cut_frames = dp->lb_cut_bytes = 0;
 		return n;
 	}
 	if (!dp->backend)

@@ -80,7 +80,6 @@ struct device_state {
 	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
-	uint64_t mr_gen;		/* MRs deleted: queues' cached MRs stale */
 	const struct emu_device_ops *ops;
 };
 
@@ -91,6 +90,7 @@ void dev_wake(void);
 void dev_fatal(const char *why);
 unsigned int dev_poll_backend(unsigned int port);
 void dev_stop(void);
+void dev_mr_forget(const struct emu_dev_mr *mr);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
 void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons);
@@ -117,9 +117,11 @@ void dev_rx_release_held(struct emu_hwq *rq);
  * mapped yet) emu_copy_user_one() takes the slow, system-call path.
  */
 size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
+/* A 64-byte CQE, eight ordered 8-byte stores (core/user_copy.c): 0 or fault. */
+size_t mana_emu_ucqe(void *dst, const void *src);
 
-static inline size_t ucopy(void *local, void *remote, size_t len,
-			   bool to_user)
+static inline __attribute__((always_inline)) size_t
+ucopy(void *local, void *remote, size_t len, bool to_user)
 {
 	size_t left;
 
@@ -137,6 +139,28 @@ static inline size_t ucopy(void *local, void *remote, size_t len,
 	if (__builtin_expect(left != 0, 0))
 		devst.ucopy_faults++;
 	return len - left;
+}
+
+/*
+ * Store a whole CQE at @slot, the 8 bytes holding the owner bits after
+ * the rest: one call of ordered 8-byte stores once copies are direct,
+ * else the data and then the owner word through ucopy().
+ */
+static inline __attribute__((always_inline)) bool
+cqe_store(uint8_t *slot, uint8_t *cqe)
+{
+#ifndef MANA_EMU_FUZZ
+	if (__builtin_expect(devst.ucopy_direct, 1)) {
+		if (__builtin_expect(mana_emu_ucqe(slot, cqe) != 0, 0)) {
+			devst.ucopy_faults++;
+			return false;
+		}
+		return true;
+	}
+#endif
+	return ucopy(cqe, slot, GDMA_CQE_SIZE - 8, true) == GDMA_CQE_SIZE - 8 &&
+	       ucopy(cqe + GDMA_CQE_SIZE - 8, slot + GDMA_CQE_SIZE - 8, 8,
+		     true) == 8;
 }
 
 /*
@@ -197,8 +221,7 @@ static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
 	const struct emu_dev_mr *mr = q->mr_last;
 	uint64_t end = sge->addr + sge->size;
 
-	if (__builtin_expect(!mr || q->mr_gen != devst.mr_gen ||
-			     mr->lkey != sge->mkey, 0)) {
+	if (__builtin_expect(!mr || mr->lkey != sge->mkey, 0)) {
 		mr = dev_mr_lookup(q, sge->mkey);
 		if (!mr)
 			return 0;
@@ -214,9 +237,8 @@ static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
 /*
  * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
  * place by the caller; the last dword (wq_num, is_sq, owner bits) is
- * added here.  Two stores in order, as hardware writes: bytes 0-55, then
- * one 8-byte store of bytes 56-63 that holds the owner bits (a string
- * move's own stores need not be ordered, separate moves are).
+ * added here.  Stored in order, as hardware writes: bytes 0-55, then the
+ * 8 bytes that hold the owner bits (cqe_store()).
  */
 static inline __attribute__((always_inline)) void
 cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
@@ -237,9 +259,7 @@ cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
 	slot = (uint8_t *)(uintptr_t)cq->buf +
 	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
 	atomic_thread_fence(memory_order_release);
-	if (ucopy(cqe, slot, GDMA_CQE_SIZE - 8, true) != GDMA_CQE_SIZE - 8 ||
-	    ucopy(cqe + GDMA_CQE_SIZE - 8, slot + GDMA_CQE_SIZE - 8, 8, true) !=
-		    8) {
+	if (!cqe_store(slot, cqe)) {
 		cq->st.errors++;
 		return;
 	}
@@ -249,8 +269,16 @@ cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
 	 * Eight laps past the consumer's last report: its doorbell index (mod
 	 * 8 laps) could no longer show the overrun, so it is one now.
 	 */
-	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0))
-		dev_cq_count_lost(cq, cq->cons);
+	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0)) {
+		/* dev_cq_count_lost() once the consumer was told: one more */
+		if ((int32_t)(cq->lost_upto - cq->cons) > 0 &&
+		    cq->lost_upto == cq->prod - cq->count - 1) {
+			cq->st.drops++;
+			cq->lost_upto++;
+		} else {
+			dev_cq_count_lost(cq, cq->cons);
+		}
+	}
 	if (cq->armed) {
 		cq->armed = false;
 		dev_cq_notify(cq);

@@ -121,60 +121,11 @@ static void parse_ipv6(const uint8_t *f, size_t len, struct emu_frame *fr,
 	parse_l4(f, fr, proto, l4);
 }
 
-/*
- * The usual frame, untagged IPv4 without options, parsed in one go: the
- * same result as the general path below (parse_ipv4() and parse_l4() for
- * ihl 5 at offset 14).  false: not such a frame (nothing written).
- */
-static inline bool parse_plain_ipv4(const uint8_t *f, size_t len,
-				    struct emu_frame *fr)
-{
-	const uint8_t *ip = f + EMU_ETH_HLEN;
-	uint16_t tot, end, l4 = EMU_ETH_HLEN + IPV4_MIN_HLEN;
-	uint8_t proto;
-	bool frag;
-
-	if (len < EMU_ETH_HLEN + IPV4_MIN_HLEN || f[12] != 0x08 ||
-	    f[13] != 0x00 || ip[0] != 0x45)
-		return false;
-	tot = mana_get_be16(ip + 2);
-	if (tot < IPV4_MIN_HLEN || EMU_ETH_HLEN + (size_t)tot > len)
-		return false;
-	end = EMU_ETH_HLEN + tot;
-	frag = (mana_get_be16(ip + 6) & 0x3fff) != 0;
-	proto = ip[9];
-	fr->vlan = false;
-	fr->tci = 0;
-	fr->l3_off = EMU_ETH_HLEN;
-	fr->l3_end = end;
-	fr->fragment = frag;
-	fr->tuple.l3 = MANA_RSS_L3_IPV4;
-	fr->tuple.l4_proto = proto;
-	memcpy(fr->tuple.src, ip + 12, 4);
-	memcpy(fr->tuple.dst, ip + 16, 4);
-	if (!frag && ((proto == IPPROTO_UDP && l4 + UDP_HLEN <= end) ||
-		      (proto == IPPROTO_TCP && l4 + TCP_MIN_HLEN <= end &&
-		       l4 + (size_t)(f[l4 + 12] >> 4) * 4 <= end))) {
-		fr->l4_proto = proto;
-		fr->l4_off = l4;
-		fr->tuple.l4_valid = true;
-		fr->tuple.sport = mana_get_be16(f + l4);
-		fr->tuple.dport = mana_get_be16(f + l4 + 2);
-		return true;
-	}
-	fr->l4_proto = 0;
-	fr->l4_off = 0;
-	fr->tuple.l4_valid = false;
-	fr->tuple.sport = 0;
-	fr->tuple.dport = 0;
-	return true;
-}
-
 void emu_frame_parse(const uint8_t *f, size_t len, struct emu_frame *fr)
 {
 	uint16_t type, off = EMU_ETH_HLEN;
 
-	if (parse_plain_ipv4(f, len, fr))
+	if (emu_frame_parse_plain(f, len, fr))
 		return;
 
 	/*

@@ -57,8 +57,8 @@ struct emu_hwq {
 	uint32_t lost_upto;		/* CQ: overflow counted up to here */
 	bool armed;			/* CQ: next CQE raises a completion event */
 	struct wq_cache *cache;		/* SQ/RQ: posted WQEs already read */
-	const struct emu_dev_mr *mr_last;	/* SQ/RQ: the last MR an SGE named */
-	uint64_t mr_gen;		/* ... valid while no MR went since */
+	/* SQ/RQ: the last MR an SGE named (cleared when that MR goes) */
+	const struct emu_dev_mr *mr_last;
 	struct emu_hwq *sq_next;	/* SQ: in the device's work list */
 	bool sq_listed;
 	/* RQ: frames waiting for a posted WQE (the NIC's receive buffer) */
@@ -101,8 +101,9 @@ struct emu_port_rx {
 struct emu_dev_port {
 	struct backend *backend;	/* opened with the first queue, kept */
 	struct backend_lb *lb;		/* its inline ring (loopback), or NULL */
-	/* frames through lb not yet counted in the backend */
-	uint64_t lb_tx_frames, lb_tx_bytes;
+	/* frames through lb not yet counted in the backend (cut: sent and
+	 * received past the ring) */
+	uint64_t lb_tx_frames, lb_tx_bytes, lb_cut_frames, lb_cut_bytes;
 	struct emu_port_rx rx;
 };
 

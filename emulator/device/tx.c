@@ -183,28 +183,41 @@ static void tx_sent(struct emu_hwq *sq, size_t len)
 	}
 }
 
+/* Where a loopback frame is built when it goes straight to the receiver. */
+static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
+
 /*
  * Execute the send WQE at @p; errors always get their own CQE.  The frame
- * is gathered straight into the backend's buffer (for loopback the slot
- * of its ring the receiver reads it from).
+ * is gathered straight into the backend's buffer.  Loopback (without
+ * capture) cuts through: with nothing queued in its ring ahead of it, the
+ * frame is built in the device's own buffer and received right after its
+ * send completion, without passing through the ring; otherwise it takes
+ * the ring's next slot and is received at the end of the slice.
  */
-static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
+static inline __attribute__((always_inline)) void
+tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 {
 	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
 	const struct mana_tx_oob *oob;
 	unsigned int npc = 0;
 	uint8_t type, *f = NULL;
-	bool in_ring = false;
+	bool in_ring = false, cut = false;
 	size_t len = 0;
 
 	type = tx_check_oob(sq, p, &oob);
 	if (type == CQE_TX_OKAY)
 		type = tx_sges(sq, p, pc, &npc, &len);
 	if (type == CQE_TX_OKAY) {
-		if (dp->lb)
+		if (*cut_ok) {
+			f = lb_frame;
+			cut = true;
+		} else if (dp->lb) {
 			f = backend_lb_slot(dp->lb, len + EMU_VLAN_HLEN);
-		in_ring = f != NULL;
+			in_ring = f != NULL;
+			/* the frames after it queue behind it */
+			*cut_ok = false;
+		}
 		if (!f)
 			f = backend_tx_buf(dp->backend, len + EMU_VLAN_HLEN);
 		type = tx_gather(pc, npc, f);
@@ -216,21 +229,29 @@ static void tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off)
 		tx_cqe(sq, type, wqe_off);
 		return;
 	}
-	if (in_ring) {
-		backend_lb_push(dp->lb, len);
+	if (cut) {
+		dp->lb_cut_frames++;
+		dp->lb_cut_bytes += len;
+	} else if (in_ring) {
 		dp->lb_tx_frames++;
 		dp->lb_tx_bytes += len;
+		backend_lb_push(dp->lb, len);
 	} else {
 		backend_tx_commit(dp->backend, f, len);
 	}
 	tx_sent(sq, len);
 	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
+	if (cut)
+		dev_rx_frame(sq->port, f, len);
 }
 
 /* Walk the SQ from the device head to the doorbell tail. */
 static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 {
+	struct backend_lb *lb = emu_ports[sq->port - 1].lb;
+	/* loopback frames cut through while its ring is empty */
+	bool cut_ok = lb && !backend_lb_queued(lb);
 	unsigned int sent = 0;
 	const uint8_t *p;
 	uint32_t off;
@@ -245,7 +266,7 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 			sq->head = sq->tail;
 			break;
 		}
-		tx_one(sq, p, off);
+		tx_one(sq, p, off, &cut_ok);
 		sq->head += sq->cache->v.size;
 		sent++;
 	}

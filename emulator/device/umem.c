@@ -57,8 +57,8 @@ void emu_dev_mr_del(struct emu_dev_mr *mr)
 			break;
 		}
 	}
-	/* every queue's cached MR is checked again */
-	devst.mr_gen++;
+	/* no queue keeps it as its last MR (rare: a walk of the table) */
+	dev_mr_forget(mr);
 }
 
 /* The MR of @lkey if it belongs to the queue's PD; cached in the queue. */
@@ -82,7 +82,6 @@ const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey)
 	if (!mr || mr->pd != q->pd)
 		return NULL;
 	q->mr_last = mr;
-	q->mr_gen = devst.mr_gen;
 	return mr;
 }
 

@@ -138,19 +138,38 @@ enum gdma_eqe_type {
 #define MANA_HASH_ALL		0x1FFU
 
 /* ------------------------------------------------------------------------ */
-/* Little-endian access, alignment-safe */
+/*
+ * Little-endian access, alignment-safe: on a little-endian host one
+ * unaligned load or store (memcpy), else byte by byte.
+ */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GDMA_LE_HOST 1
+#else
+#define GDMA_LE_HOST 0
+#endif
 
 static inline uint16_t gdma_get_le16(const void *p)
 {
 	const uint8_t *b = p;
+	uint16_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint16_t)(b[0] | (b[1] << 8));
 }
 
 static inline uint32_t gdma_get_le32(const void *p)
 {
 	const uint8_t *b = p;
+	uint32_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 	       (uint32_t)b[3] << 24;
 }
@@ -158,7 +177,12 @@ static inline uint32_t gdma_get_le32(const void *p)
 static inline uint64_t gdma_get_le64(const void *p)
 {
 	const uint8_t *b = p;
+	uint64_t v;
 
+	if (GDMA_LE_HOST) {
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
 	return (uint64_t)gdma_get_le32(b) |
 	       (uint64_t)gdma_get_le32(b + 4) << 32;
 }
@@ -167,6 +191,10 @@ static inline void gdma_put_le16(void *p, uint16_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	b[0] = (uint8_t)v;
 	b[1] = (uint8_t)(v >> 8);
 }
@@ -175,6 +203,10 @@ static inline void gdma_put_le32(void *p, uint32_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	b[0] = (uint8_t)v;
 	b[1] = (uint8_t)(v >> 8);
 	b[2] = (uint8_t)(v >> 16);
@@ -185,6 +217,10 @@ static inline void gdma_put_le64(void *p, uint64_t v)
 {
 	uint8_t *b = p;
 
+	if (GDMA_LE_HOST) {
+		memcpy(p, &v, sizeof(v));
+		return;
+	}
 	gdma_put_le32(b, (uint32_t)v);
 	gdma_put_le32(b + 4, (uint32_t)(v >> 32));
 }
@@ -1425,12 +1461,16 @@ static inline int mana_rx_comp_encode_one(void *wire, uint32_t flags,
 	if (!pkt_len || (flags & flags >> 1 & MANA_RX_FLAGS_PAIRS) ||
 	    (flags & (1U << 15 | 1U << 31)))
 		return -EINVAL;
-	memset(b, 0, GDMA_CQE_DATA_SIZE);
-	gdma_put_le32(b, (uint32_t)CQE_RX_OKAY |
-			 (uint32_t)MANA_CQE_COMPLETION << 6);
-	gdma_put_le32(b + 4, flags);
-	gdma_put_le16(b + 8, pkt_len);
-	gdma_put_le32(b + 16, pkt_hash);
+	/* whole words, the zero ones included: no byte-wise clear */
+	gdma_put_le64(b, (uint64_t)CQE_RX_OKAY |
+			 (uint64_t)MANA_CQE_COMPLETION << 6 |
+			 (uint64_t)flags << 32);
+	gdma_put_le64(b + 8, pkt_len);
+	gdma_put_le64(b + 16, pkt_hash);
+	gdma_put_le64(b + 24, 0);
+	gdma_put_le64(b + 32, 0);
+	gdma_put_le64(b + 40, 0);
+	gdma_put_le64(b + 48, 0);
 	gdma_put_le32(b + 56, wqe_offset);
 	return 0;
 }
@@ -1573,10 +1613,15 @@ static inline int mana_tx_comp_encode_one(void *wire, uint8_t cqe_type,
 
 	if (!mana_cqe_type_is_tx(cqe_type) || wqe_offset > 0x7FFFFFF)
 		return -EINVAL;
-	memset(b, 0, GDMA_CQE_DATA_SIZE);
-	gdma_put_le32(b, (uint32_t)cqe_type |
-			 (uint32_t)MANA_CQE_COMPLETION << 6);
-	gdma_put_le32(b + 8, wqe_offset << 5);
+	gdma_put_le64(b, (uint64_t)cqe_type |
+			 (uint64_t)MANA_CQE_COMPLETION << 6);
+	gdma_put_le64(b + 8, (uint64_t)wqe_offset << 5);
+	gdma_put_le64(b + 16, 0);
+	gdma_put_le64(b + 24, 0);
+	gdma_put_le64(b + 32, 0);
+	gdma_put_le64(b + 40, 0);
+	gdma_put_le64(b + 48, 0);
+	gdma_put_le32(b + 56, 0);
 	return 0;
 }
 
