@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Real RDMA clients, unchanged, between two emulated VMs: each side runs
+# under its own mana-emu (its own MAC and IP address), the two devices are
+# joined by the socket wire, and the programs meet over TCP on localhost as
+# they would over the VMs' network.  RC traffic then flows as RoCEv2
+# packets through the emulated RNICs.
+#
+# Usage: test_rc_clients.sh BUILD_DIR CASE
+#   pingpong [ARGS...]     Debian's ibv_rc_pingpong -c (it checks the data)
+#   perftest PROG [ARGS..] ib_send_bw, ib_write_bw, ib_read_bw, ib_*_lat
+#   pcap                   a short ib_write_bw captured and decoded by tshark
+set -u
+BUILD=${1:?build dir}
+CASE=${2:?case}
+shift 2
+EMU="$BUILD/bin/mana-emu"
+. "$(dirname "$0")/check.sh"
+
+GID_INDEX=1		# 0 is the link-local GID made from the MAC
+SERVER_OPTS=(--netdev-up --mac=00:0d:3a:00:01:01 --ip=192.168.77.1/24)
+CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24)
+WIRE="--backend=socket:$TMP/wire"
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait until PID listens on TCP PORT (the server accepts one connection, so
+# probing it by connecting would steal the client's); false if it died
+wait_listen() { # wait_listen PID PORT
+	while kill -0 "$1" 2>/dev/null; do
+		[ -n "$(ss -Hltn "sport = :$2" 2>/dev/null)" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# run_pair NAME SERVER_EXTRA -- COMMAND...: server then client (client gets
+# 127.0.0.1 appended); both must exit 0 within the time limit
+run_pair() {
+	local name=$1 port spid cpid src crc
+	shift
+	local extra=()
+	while [ "$1" != "--" ]; do extra+=("$1"); shift; done
+	shift
+	port=$(free_port)
+	timeout 300 "$EMU" "${SERVER_OPTS[@]}" $WIRE "${extra[@]}" -- \
+		"$@" -p "$port" >"$TMP/$name.server" 2>&1 &
+	spid=$!
+	if ! wait_listen "$spid" "$port"; then
+		wait "$spid"
+		fail "$name: server did not start (status $?)"
+		cat "$TMP/$name.server" >&2
+		return 1
+	fi
+	timeout 300 "$EMU" "${CLIENT_OPTS[@]}" $WIRE -- \
+		"$@" -p "$port" 127.0.0.1 >"$TMP/$name.client" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
+		ok
+		return 0
+	fi
+	fail "$name: server status $src, client status $crc"
+	echo "--- server:" >&2
+	cat "$TMP/$name.server" >&2
+	echo "--- client:" >&2
+	cat "$TMP/$name.client" >&2
+	return 1
+}
+
+case $CASE in
+pingpong)
+	# -c: every received buffer is checked against the pattern the peer sent
+	run_pair pingpong -- ibv_rc_pingpong -d mana_0 -g "$GID_INDEX" -c "$@" &&
+		expect "pingpong: client finished" "$TMP/pingpong.client" \
+			'bytes in [0-9.]+ seconds'
+	;;
+perftest)
+	prog=${1:?perftest program}
+	shift
+	run_pair "$prog" -- "$prog" -d mana_0 -x "$GID_INDEX" "$@" &&
+		expect_not "$prog: no completion errors" "$TMP/$prog.client" \
+			'Completion with error|[Ff]ailed to|Unable to|Couldn.t'
+	;;
+pcap)
+	# 20 RDMA WRITEs of 8 KiB at path MTU 1024 (netdev MTU 1500): 8
+	# packets each on the wire, decoded by tshark as RoCE
+	iters=20 size=8192 mtu=1024
+	run_pair write_pcap --pcap="$TMP/write.pcap" -- \
+		ib_write_bw -d mana_0 -x "$GID_INDEX" -n "$iters" -s "$size" -m "$mtu" &&
+		{
+			tshark -r "$TMP/write.pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
+				-e infiniband.bth.psn -e infiniband.bth.destqp \
+				>"$TMP/fields.txt" 2>"$TMP/tshark.err"
+			check "tshark read the capture" test $? -eq 0
+			# RC RDMA WRITE First 6, Middle 7, Last 8, Only 10
+			writes=$(awk '$1 == 6 || $1 == 7 || $1 == 8 || $1 == 10' \
+				"$TMP/fields.txt" | wc -l)
+			want=$((iters * (size / mtu)))
+			check "RDMA WRITE packets: $writes, messages x segments: $want" \
+				test "$writes" -eq "$want"
+			check "every RoCE packet has a PSN and a QPN" test -z \
+				"$(awk 'NF != 3' "$TMP/fields.txt")"
+			acks=$(awk '$1 == 17' "$TMP/fields.txt" | wc -l)
+			check "acknowledgements on the wire ($acks)" test "$acks" -gt 0
+		}
+	;;
+*)
+	echo "unknown case $CASE" >&2
+	exit 2
+	;;
+esac
+check_done
