@@ -14,10 +14,18 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/netlink.c
 	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
+	${MANA_EMU_DIR}/kernel/rtnetlink_addr.c
+	${MANA_EMU_DIR}/kernel/rnic.c
+	${MANA_EMU_DIR}/kernel/rc_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
+	${MANA_EMU_DIR}/device/rc.c
+	${MANA_EMU_DIR}/device/rc_core.c
+	${MANA_EMU_DIR}/device/rc_neigh.c
+	${MANA_EMU_DIR}/device/rc_req.c
+	${MANA_EMU_DIR}/device/rc_resp.c
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/x86_store.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
@@ -26,8 +34,10 @@ set(MANA_EMU_CORE_SOURCES
 # user, and everything that links the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/backend.c ${MANA_EMU_DIR}/wire/pcap.c
+	${MANA_EMU_DIR}/wire/roce.c
 	${MANA_EMU_LIBC_SOURCES})
-set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c)
+set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
+	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c

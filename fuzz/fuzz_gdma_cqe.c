@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The completion side of gdma.h, as a consumer meets it: 64-byte CQEs, the
- * MANA completion header, RX and TX completion OOBs, 16-byte EQEs and the
- * owner-bit arithmetic.  Every layout has a field for every bit, so an
+ * MANA completion header, RX and TX completion OOBs, RDMA (RC) CQE data,
+ * 16-byte EQEs and the owner-bit arithmetic.  Every layout has a field for every bit, so an
  * accepted entry must encode back to exactly the bytes it came from
  * (decode never accepts what encode would not produce), and the encoders
  * must refuse what the decoders refuse.
@@ -93,6 +93,19 @@ static void tx_round_trip(const uint8_t *data)
 		return;
 	FUZZ_CHECK(!mana_tx_comp_oob_check(&o));
 	FUZZ_CHECK(!mana_tx_comp_oob_encode(&o, again));
+	FUZZ_CHECK(!memcmp(again, data, GDMA_CQE_DATA_SIZE));
+}
+
+/* RDMA (RC) CQE data: every bit is a field or reserved-zero. */
+static void rdma_round_trip(const uint8_t *data)
+{
+	uint8_t again[GDMA_CQE_DATA_SIZE];
+	struct mana_rdma_cqe c;
+
+	if (mana_rdma_cqe_decode(data, &c))
+		return;
+	FUZZ_CHECK(!mana_rdma_cqe_check(&c));
+	FUZZ_CHECK(!mana_rdma_cqe_encode(&c, again));
 	FUZZ_CHECK(!memcmp(again, data, GDMA_CQE_DATA_SIZE));
 }
 
@@ -201,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	header_round_trip(cqe);
 	rx_round_trip(cqe);
 	tx_round_trip(cqe);
+	rdma_round_trip(cqe);
 	eqe_round_trip(cqe);
 	eqe_round_trip(cqe + GDMA_CQE_SIZE - GDMA_EQE_SIZE);
 	/* the rest of the input, if any, drives the encoders */

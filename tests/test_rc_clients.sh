@@ -7,10 +7,13 @@
 # they would over the VMs' network.  RC traffic then flows as RoCEv2
 # packets through the emulated RNICs.
 #
-# Usage: test_rc_clients.sh BUILD_DIR CASE
+# Usage: test_rc_clients.sh BUILD_DIR CASE [ARGS...]
 #   pingpong [ARGS...]     Debian's ibv_rc_pingpong -c (it checks the data)
 #   perftest PROG [ARGS..] ib_send_bw, ib_write_bw, ib_read_bw, ib_*_lat
 #   pcap                   a short ib_write_bw captured and decoded by tshark
+#   fault FAULT PROG [ARGS...]
+#                          PROG (pingpong -c or a perftest) with the wire
+#                          fault FAULT (--fault=) on both sides
 set -u
 BUILD=${1:?build dir}
 CASE=${2:?case}
@@ -18,10 +21,11 @@ shift 2
 EMU="$BUILD/bin/mana-emu"
 . "$(dirname "$0")/check.sh"
 
-GID_INDEX=1		# 0 is the link-local GID made from the MAC
+GID_INDEX=1		# 0 is the link-local GID made from the MAC; 1 the IPv4 one
 SERVER_OPTS=(--netdev-up --mac=00:0d:3a:00:01:01 --ip=192.168.77.1/24)
 CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24)
-WIRE="--backend=socket:$TMP/wire"
+WIRE=$TMP/wire
+EXTRA_BOTH=()		# emulator options for both sides (faults)
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -29,6 +33,9 @@ free_port() {
 
 # wait until PID listens on TCP PORT (the server accepts one connection, so
 # probing it by connecting would steal the client's); false if it died
+# first.  Not the wire: perftest creates its QPs, and so joins the wire,
+# only after the client connected; whichever side joins first binds PATH
+# (the socket wire serialises that).
 wait_listen() { # wait_listen PID PORT
 	while kill -0 "$1" 2>/dev/null; do
 		[ -n "$(ss -Hltn "sport = :$2" 2>/dev/null)" ] && return 0
@@ -37,16 +44,18 @@ wait_listen() { # wait_listen PID PORT
 	return 1
 }
 
-# run_pair NAME SERVER_EXTRA -- COMMAND...: server then client (client gets
-# 127.0.0.1 appended); both must exit 0 within the time limit
+# run_pair NAME [SERVER_EMU_OPTS...] -- COMMAND...: server then client
+# (the client gets 127.0.0.1 appended); both must exit 0.  The timeout only
+# turns a hang into a failure; nothing is asserted about how long it takes.
 run_pair() {
-	local name=$1 port spid cpid src crc
+	local name=$1 port spid src crc
 	shift
 	local extra=()
 	while [ "$1" != "--" ]; do extra+=("$1"); shift; done
 	shift
 	port=$(free_port)
-	timeout 300 "$EMU" "${SERVER_OPTS[@]}" $WIRE "${extra[@]}" -- \
+	timeout 120 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" \
+		"${EXTRA_BOTH[@]}" "${extra[@]}" -- \
 		"$@" -p "$port" >"$TMP/$name.server" 2>&1 &
 	spid=$!
 	if ! wait_listen "$spid" "$port"; then
@@ -55,7 +64,8 @@ run_pair() {
 		cat "$TMP/$name.server" >&2
 		return 1
 	fi
-	timeout 300 "$EMU" "${CLIENT_OPTS[@]}" $WIRE -- \
+	timeout 120 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		"${EXTRA_BOTH[@]}" -- \
 		"$@" -p "$port" 127.0.0.1 >"$TMP/$name.client" 2>&1
 	crc=$?
 	wait "$spid"
@@ -72,19 +82,50 @@ run_pair() {
 	return 1
 }
 
+pingpong() { # pingpong ARGS...
+	# -c: every received buffer is checked against the pattern the peer sent
+	run_pair pingpong -- ibv_rc_pingpong -d mana_0 -g "$GID_INDEX" -c "$@" || return 1
+	expect "pingpong: client finished" "$TMP/pingpong.client" '^\d+ iters in'
+	expect "pingpong: server finished" "$TMP/pingpong.server" '^\d+ iters in'
+	expect_not "pingpong: no errors" "$TMP/pingpong.server" 'Failed|failed|error'
+	tail -1 "$TMP/pingpong.client"
+}
+
+perftest() { # perftest PROG ARGS...
+	local prog=$1
+	shift
+	run_pair "$prog" -- "$prog" -d mana_0 -x "$GID_INDEX" "$@" || return 1
+	for side in server client; do
+		expect_not "$prog $side: no errors" "$TMP/$prog.$side" \
+			'Completion with error|[Ff]ailed|Unable to|Couldn.t|[Ee]rror'
+	done
+	# the result table: one line of numbers under the header
+	expect "$prog: results reported" "$TMP/$prog.client" \
+		'^\s*\d+\s+\d+\s+[\d.]+'
+	tail -2 "$TMP/$prog.client"
+}
+
 case $CASE in
 pingpong)
-	# -c: every received buffer is checked against the pattern the peer sent
-	run_pair pingpong -- ibv_rc_pingpong -d mana_0 -g "$GID_INDEX" -c "$@" &&
-		expect "pingpong: client finished" "$TMP/pingpong.client" \
-			'bytes in [0-9.]+ seconds'
+	pingpong "$@"
 	;;
 perftest)
-	prog=${1:?perftest program}
+	perftest "$@"
+	;;
+fault)
+	EXTRA_BOTH=(--fault="${1:?fault}" --stats)
 	shift
-	run_pair "$prog" -- "$prog" -d mana_0 -x "$GID_INDEX" "$@" &&
-		expect_not "$prog: no completion errors" "$TMP/$prog.client" \
-			'Completion with error|[Ff]ailed to|Unable to|Couldn.t'
+	prog=${1:?program}
+	shift
+	if [ "$prog" = pingpong ]; then
+		pingpong "$@"
+		name=pingpong
+	else
+		perftest "$prog" "$@"
+		name=$prog
+	fi
+	# the fault really hit RoCE packets, and the requester resent them
+	expect "$name: faults injected" "$TMP/$name.client" 'roce.*[1-9]'
 	;;
 pcap)
 	# 20 RDMA WRITEs of 8 KiB at path MTU 1024 (netdev MTU 1500): 8

@@ -51,6 +51,7 @@
 #include "emulator/wire/backend.h"
 #include "emulator/core/emu.h"
 #include "frame.h"
+#include "rc_dev.h"
 #include "emulator/kernel/kernel.h"
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
@@ -391,13 +392,14 @@ static bool device_work(void)
 	n += run_sqs();
 	n += poll_backends();
 	n += drain_rxq();
+	n += emu_rc_work();
 	coalesce_flush_all();
 	/* SQs with work left mean another round at once, unless fatal */
 	return n > 0 || (dev.sq_head && !dev.fatal);
 }
 
 /* Sleep until a doorbell, a frame, a signal or a stop request. */
-static void device_sleep(void)
+static void device_sleep(int timeout_ms)
 {
 	struct pollfd pfd[2];
 	int tfd = trap_event_fd(), n = 0;
@@ -411,7 +413,7 @@ static void device_sleep(void)
 	}
 	pfd[n].fd = dev.wake_fd;
 	pfd[n++].events = POLLIN;
-	poll(pfd, n, SLEEP_MS);
+	poll(pfd, n, timeout_ms);
 	if (tfd >= 0)
 		trap_event_disarm();
 	if (read(dev.wake_fd, &v, sizeof(v)) < 0)
@@ -426,6 +428,7 @@ static bool device_should_exit(void)
 
 static void *device_main(void *arg)
 {
+	int sleep_ms = SLEEP_MS;
 	bool busy;
 
 	in_device_thread = true;
@@ -438,9 +441,10 @@ static void *device_main(void *arg)
 		}
 		if (device_should_exit())
 			break;
+		sleep_ms = emu_rc_sleep_ms(SLEEP_MS);	/* RC timers */
 		pthread_mutex_unlock(&emu.lock);
 		if (!busy)
-			device_sleep();
+			device_sleep(sleep_ms);
 		pthread_mutex_lock(&emu.lock);
 	}
 	dev.running = false;
@@ -1327,6 +1331,8 @@ static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
+	if (!dev.fatal && emu_rc_rx(port, in, len))
+		return;		/* RoCEv2: the RNIC's */
 	if (dev.fatal || !v->rss_qp || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
 		dev.port_unsteered[port - 1]++;
@@ -1441,6 +1447,8 @@ static void handle_doorbell(const struct trap_event *ev)
 	if (gdma_doorbell_kind_at(ev->offset, &kind, &is_short) ||
 	    ev->width != (is_short ? 4u : 8u))
 		return bad_doorbell(ev, "no doorbell at this offset and width");
+	if (!is_short && ctx && !dev.fatal && emu_rc_doorbell(ctx, kind, ev->value))
+		return;		/* an RC QP's queue */
 	if (!db_queue_type(kind))
 		return bad_doorbell(ev, "RQ client, DIM and EQ doorbells are "
 				    "not emulated");
@@ -1546,6 +1554,11 @@ static void dump_ports(struct stats_out *f)
 	}
 }
 
+static void stats_line(void *arg, const char *line)
+{
+	sout(arg, "%s\n", line);
+}
+
 /*
  * Destroyed queues first (in destruction order), then the live ones.
  * 0 or -errno, with the message on stderr.
@@ -1573,6 +1586,7 @@ static int dump_stats(const char *path)
 			for (q = dev.hash[t][b]; q; q = q->hash_next)
 				dump_queue(&o, q->type, q->id, &q->st);
 	dump_ports(&o);
+	emu_rc_stats(stats_line, &o);
 	sout(&o, "# device doorbells bad_doorbells foreign_doorbells "
 	     "frames_sent fatals\n");
 	sout(&o, "device %llu %llu %llu %llu %u\n",
@@ -1746,4 +1760,51 @@ EMU_EXPORT int mana_emu_rss_info(uint32_t port, struct mana_emu_rss_info *out)
 	}
 	pthread_mutex_unlock(&emu.lock);
 	return ret;
+}
+
+/* ---- services for the RC engine (rc_dev.h) ---------------------------------- */
+
+void emu_dev_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
+		     bool is_sq)
+{
+	cq_post(cq, cqe, wq_num, is_sq);
+}
+
+enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,
+				   uint64_t addr, uint64_t len,
+				   unsigned int access, uintptr_t *va)
+{
+	struct emu_mr *mr;
+	uint64_t end = addr + len;
+
+	*va = 0;
+	if (!len)
+		return EMU_MR_OK;
+	mr = emu_mr_find(key);
+	if (!mr || mr->obj.deps[0] != &pd->obj)
+		return EMU_MR_BAD_KEY;
+	if ((mr->access & access) != access)
+		return EMU_MR_BAD_ACCESS;
+	if (end < addr || addr < mr->iova || end > mr->iova + mr->length)
+		return EMU_MR_BAD_RANGE;
+	*va = (uintptr_t)(mr->start + (addr - mr->iova));
+	return EMU_MR_OK;
+}
+
+void emu_dev_xmit(unsigned int port, const void *frame, size_t len)
+{
+	struct backend *b = emu_dev.ports[port - 1].vport.backend;
+
+	if (b)
+		backend_xmit(b, frame, len);
+}
+
+void emu_dev_port_mac(unsigned int port, uint8_t mac[6])
+{
+	memcpy(mac, emu_dev.ports[port - 1].mac, 6);
+}
+
+void emu_dev_kick(void)
+{
+	wake();
 }

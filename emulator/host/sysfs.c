@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "emulator/core/emu_defs.h"
+#include "emulator/core/gid.h"
 #include "emulator/core/links.h"
 #include "emulator/core/options.h"
 
@@ -202,7 +203,7 @@ static void netdev_attrs(struct tree *t, const char *dir,
 		  m[1], m[2], m[3], m[4], m[5]);
 	tree_attr(t, dir, "dev_port", "%u\n", dev_port);
 	tree_attr(t, dir, "ifindex", "%u\n", l->ifindex);
-	tree_attr(t, dir, "mtu", "1500\n");
+	tree_attr(t, dir, "mtu", "%u\n", l->mtu);
 	tree_attr(t, dir, "type", "1\n");
 	tree_attr(t, dir, "addr_len", "6\n");
 	tree_attr(t, dir, "flags", "0x%x\n", l->flags & 0xffff);
@@ -269,6 +270,41 @@ static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
 	tree_link(t, rel, target);
 }
 
+/*
+ * The GID table (core/gid.h): gids/0..15 (an empty slot reads as the
+ * zero GID, as the kernel shows it), gid_attrs/types and ndevs for the
+ * entries in use only (the kernel's read of an empty one fails; a
+ * missing file is the nearest a static tree gets).  A port without RoCE
+ * has gid_tbl_len 0: empty directories.
+ */
+static void make_ib_gids(struct tree *t, const struct mana_emu_options *opts,
+			 unsigned int port, const char *dir)
+{
+	char gids[512], types[512], ndevs[512], name[8], text[48];
+	unsigned int i, n = emu_gid_roce_port(opts, port) ? EMU_GID_TBL_LEN : 0;
+	struct emu_link l;
+	uint8_t gid[16];
+
+	snprintf(gids, sizeof(gids), "%s/gids", dir);
+	tree_mkdir(t, gids);
+	snprintf(types, sizeof(types), "%s/gid_attrs/types", dir);
+	tree_mkdir(t, types);
+	snprintf(ndevs, sizeof(ndevs), "%s/gid_attrs/ndevs", dir);
+	tree_mkdir(t, ndevs);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		if (emu_gid_get(opts, port, i, gid))
+			memset(gid, 0, sizeof(gid));
+		emu_gid_format(gid, text, sizeof(text));
+		tree_attr(t, gids, name, "%s\n", text);
+		if (i >= emu_gid_count(opts, port))
+			continue;
+		tree_attr(t, types, name, "RoCE v2\n");
+		if (emu_link_of_port(opts, port, &l))
+			tree_attr(t, ndevs, name, "%s\n", l.name);
+	}
+}
+
 static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 			 unsigned int port)
 {
@@ -286,17 +322,13 @@ static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 	tree_attr(t, dir, "lid", "0x0\n");
 	tree_attr(t, dir, "sm_lid", "0x0\n");
 	tree_attr(t, dir, "lid_mask_count", "0\n");
-	tree_attr(t, dir, "cap_mask", "0x00000000\n");
+	/* IB_PORT_CM_SUP on the RoCE port (query_port) */
+	tree_attr(t, dir, "cap_mask", "0x%08x\n",
+		  emu_gid_roce_port(opts, port) ? 1u << 16 : 0);
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	tree_mkdir(t, sub);
 	tree_attr(t, sub, "0", "0xffff\n");
-	/* gid_tbl_len is 0 on the ETH device: empty GID directories. */
-	snprintf(sub, sizeof(sub), "%s/gids", dir);
-	tree_mkdir(t, sub);
-	snprintf(sub, sizeof(sub), "%s/gid_attrs/types", dir);
-	tree_mkdir(t, sub);
-	snprintf(sub, sizeof(sub), "%s/gid_attrs/ndevs", dir);
-	tree_mkdir(t, sub);
+	make_ib_gids(t, opts, port, dir);
 }
 
 static void make_ib_device(struct tree *t, const struct mana_emu_options *opts)

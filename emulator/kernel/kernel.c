@@ -121,6 +121,7 @@ void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp)
 	b->phys_port_cnt = emu_dev.nports;
 	resp->device_cap_flags_ex = EMU_DEVICE_CAP_FLAGS;
 	resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	emu_rnic_query_device(resp);
 }
 
 bool emu_port_valid(unsigned int port)
@@ -148,12 +149,12 @@ int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp)
 	memset(resp, 0, sizeof(*resp));
 	emu_port_state(port, &resp->state, &resp->phys_state);
 	resp->max_mtu = IBV_MTU_4096;
-	resp->active_mtu = IBV_MTU_1024;	/* netdev MTU 1500 */
-	resp->gid_tbl_len = 0;
+	resp->active_mtu = emu_port_active_mtu(port);
 	resp->pkey_tbl_len = 1;
 	resp->active_width = IB_WIDTH_4X;
 	resp->active_speed = IB_SPEED_EDR;
 	resp->link_layer = IB_LINK_LAYER_ETHERNET;
+	emu_rnic_query_port(port, resp);
 	return 0;
 }
 

@@ -96,6 +96,7 @@ struct emu_cq {
 	uint32_t comp_events_reported;	/* events the application read */
 	uint32_t async_events_reported;	/* CQ_ERR events it read */
 	struct emu_hwq *hw;		/* hardware CQ while a queue binds it */
+	struct emu_hwq *rnic_hw;	/* RNIC CQ: hardware CQ made at create */
 };
 
 struct emu_wq {
@@ -129,6 +130,8 @@ struct emu_qp {
 	struct emu_hwq **rqs;		/* RSS QP: one RQ per table entry */
 	uint8_t key[EMU_RSS_KEY_LEN];
 	uint64_t fields_mask;
+	struct emu_rc_qp *rc;		/* RC QP (rc_qp.c), else NULL */
+	uint32_t events_reported;	/* async events the application read */
 };
 
 /* The port's vport and its RX steering (CONFIG_VPORT_RX). */
@@ -188,6 +191,7 @@ struct emu_ucontext {
 struct emu_event {
 	struct emu_event *next;
 	struct emu_cq *cq;		/* completion event: its CQ */
+	struct emu_qp *qp;		/* QP async event: its QP */
 	uint8_t data[16];
 };
 
@@ -217,6 +221,17 @@ void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp);
 void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state);
 int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp);
 bool emu_port_valid(unsigned int port);
+
+/* rnic.c: the RNIC attributes and the GID table of the RoCE port */
+struct ib_uverbs_gid_entry;
+void emu_rnic_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+void emu_rnic_query_port(unsigned int port,
+			 struct ib_uverbs_query_port_resp *resp);
+bool emu_port_is_rnic(unsigned int port);
+uint8_t emu_port_active_mtu(unsigned int port);
+int emu_gid_entry(uint32_t port, uint32_t index, struct ib_uverbs_gid_entry *e);
+/* Every valid entry into out[max]: how many, or -EINVAL if more than max. */
+int emu_gid_table(struct ib_uverbs_gid_entry *out, size_t max);
 
 /* Files and contexts */
 struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable);
@@ -296,10 +311,29 @@ struct emu_qp_req {
 	struct emu_pd *pd;
 	struct emu_cq *send_cq, *recv_cq;
 	struct emu_ind_tbl *tbl;
+	bool sq_sig_all;
 };
 
 int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		  const struct emu_udata *uhw, struct emu_qp **out);
+
+/*
+ * rc_qp.c: RNIC CQs and RC QPs (mana_ib_create_rc_qp and the core's
+ * modify/query rules).  The hardware side is device/rc.h.
+ */
+struct ib_uverbs_modify_qp;
+struct ib_uverbs_query_qp_resp;
+struct emu_rc_qp;
+/* The CQ's udata asked for an RNIC CQ: make its hardware CQ now. */
+int emu_rnic_cq_create(struct emu_cq *cq);
+void emu_rnic_cq_destroy(struct emu_cq *cq);
+int emu_rc_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
+		     const struct emu_udata *uhw, struct emu_qp **out);
+/* MODIFY_QP / EX_MODIFY_QP (@valid_mask: the bits the command may carry) */
+int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
+		     uint32_t valid_mask, const struct emu_udata *uhw);
+int emu_rc_qp_query(struct emu_qp *qp, uint32_t attr_mask,
+		    struct ib_uverbs_query_qp_resp *resp);
 
 /* Doorbell page mapping (mmap of the uverbs fd) */
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
@@ -365,12 +399,20 @@ void obj_free(struct emu_obj *obj);	/* unlink, drop deps, release, free */
  */
 int umem_check(uint64_t start, uint64_t length, bool write,
 	       uint64_t *pinned);
+
+/* raw_qp.c: ib_copy_validate_udata_in(); a queue buffer's umem checks */
+int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min);
+int queue_umem(uint64_t addr, uint64_t size, bool ring, uint64_t *pinned);
 uint64_t pinned_span(uint64_t start, uint64_t length);
 
 /* event.c */
 void event_files_detach(struct emu_file *file);
 /* A CQ goes away: its undelivered events go with it. */
 void event_records_drop_cq(struct emu_event_file *ev, struct emu_cq *cq);
+/* A QP async event to every async fd of @ctx; a QP takes its own back. */
+void emu_post_qp_event(struct emu_ucontext *ctx, struct emu_qp *qp,
+		       uint64_t user_handle, uint32_t event_type);
+void event_records_drop_qp(struct emu_ucontext *ctx, struct emu_qp *qp);
 
 /* doorbell.c: the context goes, its doorbell page may stay mapped */
 void db_page_orphan(struct emu_ucontext *ctx);

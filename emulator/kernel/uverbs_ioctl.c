@@ -21,6 +21,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/core/gid.h"
 #include "kernel.h"
 
 enum spec_type { SPEC_PTR_IN, SPEC_PTR_OUT, SPEC_IDR, SPEC_FD };
@@ -298,11 +299,29 @@ static int m_query_port(struct emu_call *c)
 					   &resp, sizeof(resp));
 }
 
-/* gid_tbl_len is 0 on every port: no entry ever exists. */
+/* copy_gid_entries_to_user(): entry_size may differ from ours */
+static int gid_entries_out(struct emu_call *c, struct emu_attr *a,
+			   const struct ib_uverbs_gid_entry *e, size_t n,
+			   size_t entry_size)
+{
+	size_t i, len = entry_size < sizeof(*e) ? entry_size : sizeof(*e);
+	char *dst = (char *)a->ptr;
+
+	for (i = 0; i < n; i++, dst += entry_size) {
+		if (emu_copy_to_user(dst, &e[i], len))
+			return -EFAULT;
+		if (entry_size > len &&
+		    emu_clear_user(emu_user_off(dst, len), entry_size - len))
+			return -EFAULT;
+	}
+	return set_output(c, a);
+}
+
 static int m_query_gid_table(struct emu_call *c)
 {
+	struct ib_uverbs_gid_entry e[MANA_EMU_MAX_PORTS * EMU_GID_TBL_LEN];
 	struct emu_attr *entries;
-	uint64_t flags, entry_size, num = 0;
+	uint64_t flags, entry_size, max, num;
 	int ret;
 
 	ret = call_get_flags(c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags);
@@ -320,7 +339,12 @@ static int m_query_gid_table(struct emu_call *c)
 	call_ctx(c, &ret);
 	if (ret)
 		return ret;
-	ret = set_output(c, entries);
+	max = entries->len / entry_size;
+	ret = emu_gid_table(e, max < ARRAY_SIZE(e) ? max : ARRAY_SIZE(e));
+	if (ret < 0)
+		return ret;
+	num = ret;
+	ret = gid_entries_out(c, entries, e, num, entry_size);
 	if (ret)
 		return ret;
 	return call_copy_to(c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
@@ -329,6 +353,7 @@ static int m_query_gid_table(struct emu_call *c)
 
 static int m_query_gid_entry(struct emu_call *c)
 {
+	struct ib_uverbs_gid_entry e;
 	uint64_t flags, port, index;
 	int ret;
 
@@ -346,8 +371,12 @@ static int m_query_gid_entry(struct emu_call *c)
 	call_ctx(c, &ret);
 	if (ret)
 		return ret;
-	/* Invalid port, or an index past the (empty) table: both EINVAL. */
-	return -EINVAL;
+	ret = emu_gid_entry(port, index, &e);
+	if (ret)
+		return ret;
+	return call_copy_to_struct_or_zero(c,
+					   UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+					   &e, sizeof(e));
 }
 
 static int m_destroy(struct emu_call *c)
@@ -584,6 +613,7 @@ static int qp_method_flags(struct emu_call *c, struct emu_qp_req *req)
 			     QP_CREATE_FLAGS_IOCTL, &flags);
 	if (ret)
 		return ret;
+	req->sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	flags &= ~(uint64_t)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	if (flags && req->qp_type != IB_UVERBS_QPT_RAW_PACKET &&
 	    req->qp_type != IB_UVERBS_QPT_UD)
@@ -658,10 +688,13 @@ static int m_qp_create(struct emu_call *c)
 
 static int m_qp_destroy(struct emu_call *c)
 {
-	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct emu_qp *qp = call_obj(c, UVERBS_ATTR_DESTROY_QP_HANDLE);
+	struct ib_uverbs_destroy_qp_resp resp = {
+		.events_reported = qp->events_reported,
+	};
 	int ret;
 
-	ret = emu_obj_destroy(call_obj(c, UVERBS_ATTR_DESTROY_QP_HANDLE));
+	ret = emu_obj_destroy(&qp->obj);
 	if (ret)
 		return ret;
 	return call_copy_to(c, UVERBS_ATTR_DESTROY_QP_RESP, &resp,

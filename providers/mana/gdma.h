@@ -1607,6 +1607,660 @@ static inline uint32_t gdma_eqe_cq_id(const struct gdma_eqe *e)
 
 /* ------------------------------------------------------------------------ */
 /*
+ * RNIC (RC) formats, as rdma-core v64 drives the hardware
+ * (research/mana-kernel-and-gdma.md §3.9, libmana-features-and-issues.md §4).
+ * One RC QP is four queues; their ids share the upper bits and carry the
+ * queue's role in the low two bits.  qp_num is the receive responder's id.
+ */
+#define MANA_RC_QTYPE_MASK	0x3U
+
+enum mana_rc_send_qtype {
+	MANA_RC_SQ_REQ = 0,	/* send requester: the provider's SQ */
+	MANA_RC_SQ_RESP = 1,	/* send responder (hardware-internal) */
+	MANA_RC_SQ_MMQ = 2,
+};
+
+enum mana_rc_recv_qtype {
+	MANA_RC_RQ_RESP = 0,	/* receive responder: the RQ, qp_num */
+	MANA_RC_RQ_REQ = 1,	/* receive requester: READ buffers, arming */
+};
+
+static inline uint32_t mana_rc_qid_subtype(uint32_t id)
+{
+	return id & MANA_RC_QTYPE_MASK;
+}
+
+/* The part of an id shared by a QP's queues (rdma-core's table key). */
+static inline uint32_t mana_rc_qid_base(uint32_t id)
+{
+	return id & ~MANA_RC_QTYPE_MASK;
+}
+
+/*
+ * Queue id from a base (low two bits clear, nonzero, 24 bits) and the
+ * subtype of its side: 0-2 on the send side, 0-1 on the receive side.
+ */
+static inline int mana_rc_qid_make(uint32_t base, bool is_send,
+				   uint32_t subtype, uint32_t *id)
+{
+	uint32_t max = is_send ? MANA_RC_SQ_MMQ : MANA_RC_RQ_REQ;
+
+	if (!base || base & MANA_RC_QTYPE_MASK || base > GDMA_QUEUE_ID_MAX ||
+	    subtype > max)
+		return -EINVAL;
+	*id = base | subtype;
+	return 0;
+}
+
+/*
+ * Whether an error CQE reports a send-side (requester) failure, the way
+ * rdma-core v64 sorts them: on an SQ any queue but the send responder, on
+ * an RQ only the receive requester.
+ */
+static inline bool mana_rc_cqe_is_send(uint32_t wqid, bool is_sq)
+{
+	uint32_t t = mana_rc_qid_subtype(wqid);
+
+	return is_sq ? t != MANA_RC_SQ_RESP : t == MANA_RC_RQ_REQ;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PSNs and sequence numbers: 24 bits, compared modulo 2^24 (IBA 9.7.2). */
+
+#define MANA_PSN_MASK		0xFFFFFFU
+
+static inline uint32_t mana_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & MANA_PSN_MASK;
+}
+
+/* a comes before b: b is within the 2^23 PSNs after a */
+static inline bool mana_psn_lt(uint32_t a, uint32_t b)
+{
+	uint32_t d = (b - a) & MANA_PSN_MASK;
+
+	return d && d < 0x800000U;
+}
+
+/*
+ * PSNs a message of @len bytes takes at path MTU @mtu bytes: one per MTU,
+ * at least one (a zero-length message is one packet).  0 for mtu 0.
+ */
+static inline uint32_t mana_psn_count(uint32_t len, uint32_t mtu)
+{
+	if (!mtu)
+		return 0;
+	return len ? (uint32_t)(((uint64_t)len + mtu - 1) / mtu) : 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/*
+ * Arm doorbell (0x408 "RQ client", on the receive requester's id): ask for
+ * one ARMED_CMPL CQE once everything up to @psn is acknowledged.  A view
+ * of the RQ_CLIENT doorbell above, which already holds high == 1 and a
+ * 24-bit PSN.
+ */
+static inline int gdma_arm_db_encode(uint32_t rreq_id, uint32_t psn,
+				     uint64_t *out)
+{
+	struct gdma_doorbell db = {
+		.kind = GDMA_DB_RQ_CLIENT,
+		.id = rreq_id,
+		.client_high = 1,
+		.client_low = psn,
+	};
+
+	return gdma_doorbell_encode(&db, out);
+}
+
+static inline int gdma_arm_db_decode(uint64_t v, uint32_t *rreq_id,
+				     uint32_t *psn)
+{
+	struct gdma_doorbell db;
+
+	if (gdma_doorbell_decode(GDMA_DB_RQ_CLIENT, v, &db))
+		return -EINVAL;
+	*rreq_id = db.id;
+	*psn = db.client_low;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* RNIC WQE types (rdma_send_oob.wqe_type, 5 bits) */
+
+enum mana_wqe_type {
+	MANA_WQE_UD_SEND = 0,
+	MANA_WQE_UD_SEND_IMM = 1,
+	MANA_WQE_RC_SEND = 2,
+	MANA_WQE_RC_SEND_IMM = 3,
+	MANA_WQE_RC_SEND_INV = 4,
+	MANA_WQE_WRITE = 5,
+	MANA_WQE_WRITE_IMM = 6,
+	MANA_WQE_READ = 7,
+	MANA_WQE_UD_RECV = 8,
+	MANA_WQE_RC_RECV = 9,
+	MANA_WQE_LOCAL_INV = 10,
+	MANA_WQE_REG_MR = 11,
+};
+
+#define MANA_WQE_TYPE_COUNT	12
+
+/* The types an RC send OOB may carry (the others have other layouts). */
+static inline bool mana_wqe_type_is_rc_send(uint32_t t)
+{
+	return t >= MANA_WQE_RC_SEND && t <= MANA_WQE_READ;
+}
+
+static inline bool mana_wqe_type_is_rdma(uint32_t t)
+{
+	return t == MANA_WQE_WRITE || t == MANA_WQE_WRITE_IMM ||
+	       t == MANA_WQE_READ;
+}
+
+/*
+ * RC send OOB: 24 bytes, or 32 for WRITE_IMM, whose "extra large" OOB adds
+ * the first SGE slot {le32 immediate, le32 reserved, u64 padding}; its first
+ * 8 bytes are OOB bytes 24-31 here (header oob code 7, the SGL then starts at
+ * WQE byte 48), the padding lies between the OOB and the SGL and must be 0.
+ *
+ *   dw0: wqe_type 0-4, fence 5, signaled 6, solicited 7, psn 8-31
+ *   dw1: ssn 0-23, reserved 24-31
+ *   16 bytes: RC_SEND_IMM {immediate, 0, 0, 0}; RC_SEND_INV {inv_key, 0...};
+ *             RC_SEND all zero; WRITE/WRITE_IMM/READ {address_hi,
+ *             address_low, rkey, dma_len}.
+ *
+ * imm is the number the WQE holds as a little-endian dword, that is
+ * be32toh(wr->imm_data): the RoCE wire carries it big-endian and the
+ * receiver's wc.imm_data is htobe32(imm).
+ */
+struct mana_rdma_send_oob {
+	uint8_t wqe_type;	/* enum mana_wqe_type, RC send types only */
+	bool fence;
+	bool signaled;
+	bool solicited;
+	uint32_t psn;		/* 24 bits: the message's first PSN */
+	uint32_t ssn;		/* 24 bits */
+	uint32_t imm;		/* RC_SEND_IMM, WRITE_IMM */
+	uint32_t inv_key;	/* RC_SEND_INV */
+	uint64_t remote_addr;	/* WRITE, WRITE_IMM, READ */
+	uint32_t rkey;
+	uint32_t dma_len;
+};
+
+static inline uint32_t mana_rdma_send_oob_size(uint32_t wqe_type)
+{
+	return wqe_type == MANA_WQE_WRITE_IMM ? GDMA_OOB_XLARGE :
+						 GDMA_OOB_LARGE;
+}
+
+static inline int
+mana_rdma_send_oob_check(const struct mana_rdma_send_oob *o)
+{
+	uint32_t t = o->wqe_type;
+
+	if (!mana_wqe_type_is_rc_send(t) || o->psn > MANA_PSN_MASK ||
+	    o->ssn > MANA_PSN_MASK)
+		return -EINVAL;
+	/* a field of another type's variant must be clear */
+	if (o->imm && t != MANA_WQE_RC_SEND_IMM && t != MANA_WQE_WRITE_IMM)
+		return -EINVAL;
+	if (o->inv_key && t != MANA_WQE_RC_SEND_INV)
+		return -EINVAL;
+	if (!mana_wqe_type_is_rdma(t) &&
+	    (o->remote_addr || o->rkey || o->dma_len))
+		return -EINVAL;
+	return 0;
+}
+
+/* Writes mana_rdma_send_oob_size(o->wqe_type) bytes. */
+static inline int mana_rdma_send_oob_encode(const struct mana_rdma_send_oob *o,
+					    void *wire)
+{
+	uint8_t *b = wire;
+
+	if (mana_rdma_send_oob_check(o))
+		return -EINVAL;
+	memset(b, 0, mana_rdma_send_oob_size(o->wqe_type));
+	gdma_put_le32(b, (uint32_t)o->wqe_type | (uint32_t)o->fence << 5 |
+		      (uint32_t)o->signaled << 6 |
+		      (uint32_t)o->solicited << 7 | o->psn << 8);
+	gdma_put_le32(b + 4, o->ssn);
+	switch (o->wqe_type) {
+	case MANA_WQE_RC_SEND_IMM:
+		gdma_put_le32(b + 8, o->imm);
+		break;
+	case MANA_WQE_RC_SEND_INV:
+		gdma_put_le32(b + 8, o->inv_key);
+		break;
+	case MANA_WQE_WRITE_IMM:
+		gdma_put_le32(b + 24, o->imm);
+		/* fall through */
+	case MANA_WQE_WRITE:
+	case MANA_WQE_READ:
+		gdma_put_le32(b + 8, (uint32_t)(o->remote_addr >> 32));
+		gdma_put_le32(b + 12, (uint32_t)o->remote_addr);
+		gdma_put_le32(b + 16, o->rkey);
+		gdma_put_le32(b + 20, o->dma_len);
+		break;
+	}
+	return 0;
+}
+
+/* Bytes 8-23 a variant leaves unused: they must read as zero. */
+static inline bool mana_rdma_send_oob_tail_clear(const uint8_t *b,
+						 uint32_t type)
+{
+	unsigned int from, i;
+
+	if (mana_wqe_type_is_rdma(type))
+		return true;
+	from = type == MANA_WQE_RC_SEND ? 8 : 12;
+	for (i = from; i < GDMA_OOB_LARGE; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/*
+ * Decode an SQ inline OOB of @oob_size bytes (from the WQE header): 32 for
+ * WRITE_IMM, 24 for the other RC types; anything else is rejected.
+ */
+static inline int mana_rdma_send_oob_decode(const void *wire,
+					    uint32_t oob_size,
+					    struct mana_rdma_send_oob *out)
+{
+	const uint8_t *b = wire;
+	uint32_t dw0 = gdma_get_le32(b), dw1 = gdma_get_le32(b + 4);
+	struct mana_rdma_send_oob o = {
+		.wqe_type = (uint8_t)gdma_bits(dw0, 0, 5),
+		.fence = gdma_bits(dw0, 5, 1),
+		.signaled = gdma_bits(dw0, 6, 1),
+		.solicited = gdma_bits(dw0, 7, 1),
+		.psn = dw0 >> 8,
+		.ssn = dw1 & MANA_PSN_MASK,
+	};
+
+	if (!mana_wqe_type_is_rc_send(o.wqe_type) ||
+	    oob_size != mana_rdma_send_oob_size(o.wqe_type) ||
+	    dw1 >> 24 || !mana_rdma_send_oob_tail_clear(b, o.wqe_type))
+		return -EINVAL;
+	switch (o.wqe_type) {
+	case MANA_WQE_RC_SEND_IMM:
+		o.imm = gdma_get_le32(b + 8);
+		break;
+	case MANA_WQE_RC_SEND_INV:
+		o.inv_key = gdma_get_le32(b + 8);
+		break;
+	case MANA_WQE_WRITE_IMM:
+		/* the extra slot's reserved dword */
+		if (gdma_get_le32(b + 28))
+			return -EINVAL;
+		o.imm = gdma_get_le32(b + 24);
+		/* fall through */
+	case MANA_WQE_WRITE:
+	case MANA_WQE_READ:
+		o.remote_addr = (uint64_t)gdma_get_le32(b + 8) << 32 |
+				gdma_get_le32(b + 12);
+		o.rkey = gdma_get_le32(b + 16);
+		o.dma_len = gdma_get_le32(b + 20);
+		break;
+	}
+	*out = o;
+	return 0;
+}
+
+/*
+ * Size of an RC send WQE in BUs for @num_sge SGEs (0 = the dummy SGE) of
+ * a message of @wqe_type, as rdma-core lays it out (WRITE_IMM: one more
+ * slot).  A READ's SQ WQE always carries just the dummy SGE; its SGL goes
+ * on the RREQ WQE (mana_rc_recv_wqe_size_bu()).  0 if it cannot be posted
+ * (not an RC send type, over GDMA_MAX_SQE_SIZE).
+ */
+static inline uint32_t mana_rc_send_wqe_size_bu(uint32_t wqe_type,
+						uint32_t num_sge)
+{
+	uint32_t size;
+
+	if (!mana_wqe_type_is_rc_send(wqe_type) || num_sge > GDMA_MAX_TX_SGE)
+		return 0;
+	if (!num_sge || wqe_type == MANA_WQE_READ)
+		num_sge = 1;	/* READ's SGL is on the RREQ WQE */
+	size = gdma_wqe_size(mana_rdma_send_oob_size(wqe_type), num_sge);
+	return size > GDMA_MAX_SQE_SIZE ? 0 : size / GDMA_WQE_BU_SIZE;
+}
+
+/* Path MTUs an RC WQE's client_data_unit may carry (IB MTU 256-4096). */
+static inline bool mana_rc_mtu_valid(uint32_t mtu)
+{
+	return gdma_is_pow2(mtu) && mtu >= 256 && mtu <= 4096;
+}
+
+/*
+ * The GDMA header of an RC send WQE as rdma-core v64 builds it: every SGL
+ * slot up to the BU boundary is counted in num_sge and the unused trailing
+ * ones (zeroed) in num_padding_sgls; WRITE_IMM counts its extra slot in the
+ * OOB (code 7) instead of num_sge; check_sn on the types that consume a
+ * receive WQE at the responder (RC_SEND*, WRITE_IMM); client_data_unit = the
+ * path MTU in bytes; the header's fence bit stays clear (the send OOB
+ * carries IBV_SEND_FENCE).  @num_sge 0, and any READ, = the dummy SGE.
+ */
+static inline int mana_rc_send_wqe_header(uint32_t wqe_type, uint32_t num_sge,
+					  uint32_t mtu,
+					  struct gdma_wqe_header *out)
+{
+	uint32_t bu = mana_rc_send_wqe_size_bu(wqe_type, num_sge);
+	uint32_t oob = mana_rdma_send_oob_size(wqe_type);
+	uint32_t slots, used;
+	struct gdma_wqe_header h = { 0 };
+
+	if (!bu || !mana_rc_mtu_valid(mtu))
+		return -EINVAL;
+	used = !num_sge || wqe_type == MANA_WQE_READ ? 1 : num_sge;
+	slots = (bu * GDMA_WQE_BU_SIZE - gdma_wqe_sgl_offset(oob)) /
+		GDMA_SGE_SIZE;
+	h.num_sge = (uint8_t)slots;
+	h.num_padding_sgls = (uint8_t)(slots - used);
+	h.oob_size = (uint8_t)oob;
+	h.client_data_unit = (uint16_t)mtu;
+	h.check_sn = wqe_type != MANA_WQE_WRITE && wqe_type != MANA_WQE_READ;
+	if (gdma_wqe_header_check(&h, GDMA_SQ))
+		return -EINVAL;
+	*out = h;
+	return 0;
+}
+
+/* SGEs of an SQ WQE that carry data: the slots minus the padding ones. */
+static inline uint32_t mana_rc_send_wqe_sges(const struct gdma_wqe_header *h)
+{
+	return (uint32_t)h->num_sge - h->num_padding_sgls;
+}
+
+/*
+ * Size in BUs of a receive WQE (RQ, or a READ's RREQ WQE) with @num_sge
+ * SGEs (0 = the dummy SGE) and the 8-byte OOB; 0 over GDMA_MAX_RX_SGE.
+ */
+static inline uint32_t mana_rc_recv_wqe_size_bu(uint32_t num_sge)
+{
+	if (num_sge > GDMA_MAX_RX_SGE)
+		return 0;
+	return gdma_wqe_size_bu(GDMA_OOB_SMALL, num_sge ? num_sge : 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/*
+ * RC receive OOB (8 bytes): dw0 psn_start 0-23, dw1 psn_range 0-23; the top
+ * bytes are reserved.  Zero on RQ receive WQEs; on a READ's RREQ WQE
+ * psn_start is the READ's first PSN (rdma-core leaves psn_range 0).
+ */
+struct mana_rdma_recv_oob {
+	uint32_t psn_start;
+	uint32_t psn_range;
+};
+
+static inline int mana_rdma_recv_oob_encode(const struct mana_rdma_recv_oob *o,
+					    void *wire)
+{
+	uint8_t *b = wire;
+
+	if (o->psn_start > MANA_PSN_MASK || o->psn_range > MANA_PSN_MASK)
+		return -EINVAL;
+	gdma_put_le32(b, o->psn_start);
+	gdma_put_le32(b + 4, o->psn_range);
+	return 0;
+}
+
+static inline int mana_rdma_recv_oob_decode(const void *wire,
+					    struct mana_rdma_recv_oob *out)
+{
+	const uint8_t *b = wire;
+	uint32_t dw0 = gdma_get_le32(b), dw1 = gdma_get_le32(b + 4);
+
+	if (dw0 > MANA_PSN_MASK || dw1 > MANA_PSN_MASK)
+		return -EINVAL;
+	out->psn_start = dw0;
+	out->psn_range = dw1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* RDMA CQE data (60 bytes; the trailing dword is struct gdma_cqe's) */
+
+enum mana_rdma_cqe_type {
+	MANA_RDMA_CQE_NOP = 0,
+	MANA_RDMA_CQE_UD_SEND = 1,
+	MANA_RDMA_CQE_UD_SEND_IMM = 2,
+	MANA_RDMA_CQE_RC_SEND = 3,
+	MANA_RDMA_CQE_RC_SEND_IMM = 4,
+	MANA_RDMA_CQE_RC_SEND_INV = 5,
+	MANA_RDMA_CQE_RC_WRITE_IMM = 6,
+	MANA_RDMA_CQE_ARMED_CMPL = 7,
+	MANA_RDMA_CQE_LWR = 8,
+	MANA_RDMA_CQE_ERROR = 34,
+};
+
+/* IBA AETH syndrome: 000xxxxx ACK, 001xxxxx RNR NAK, 011xxxxx NAK */
+#define MANA_SYNDROME_ACK(credits)	(0x00 | (credits))
+#define MANA_SYNDROME_RNR_NAK(timer)	(0x20 | (timer))
+#define MANA_SYNDROME_NAK(code)		(0x60 | (code))
+
+static inline bool mana_syndrome_is_ack(uint8_t syndrome)
+{
+	return (syndrome & 0xE0) == 0;
+}
+
+static inline bool mana_rdma_cqe_type_is_recv(uint32_t t)
+{
+	return t >= MANA_RDMA_CQE_RC_SEND && t <= MANA_RDMA_CQE_RC_WRITE_IMM;
+}
+
+/*
+ * A decoded RC CQE.  Encoded and decoded: the responder types (RC_SEND ..
+ * RC_WRITE_IMM), ARMED_CMPL and ERROR; NOP, the UD types and LWR are never
+ * written for RC QPs and are rejected.
+ *
+ *   responder: msg_len u32 @4; psn 24 @8; imm u32 @12 (RC_SEND: 0;
+ *              RC_SEND_INV: the invalidated rkey; the IMM types: imm as in
+ *              mana_rdma_send_oob); rx_wqe_offset u32 @16.
+ *   ARMED_CMPL: dw1 msn 0-23, syndrome 24-31; dw2 psn 0-23 (highest PSN
+ *              acknowledged).
+ *   ERROR:     dw0 vendor_error 8-17 (10 bits, nonzero); dw1 msn, syndrome;
+ *              dw2 psn 0-23, opcode 24-31; dw3 rsp_msn 0-23; dw4 rsp_psn.
+ *
+ * rx_wqe_offset is the consumed WQE's free-running position in bytes, BU
+ * index * 32 wrapping at 2^32 (the unit of the RQ doorbell tail), not its
+ * offset in the ring: rdma-core v64 divides it by 32 and compares it with
+ * its 27-bit BU producer index.  A multiple of 32.
+ */
+struct mana_rdma_cqe {
+	uint8_t type;		/* enum mana_rdma_cqe_type */
+	uint32_t msg_len;
+	uint32_t psn;		/* all three layouts, 24 bits */
+	uint32_t imm;
+	uint32_t rx_wqe_offset;
+	uint32_t msn;		/* 24 bits, ARMED_CMPL and ERROR */
+	uint8_t syndrome;
+	uint16_t vendor_error;	/* ERROR: enum mana_error_code, 10 bits */
+	uint8_t opcode;
+	uint32_t rsp_msn;	/* 24 bits */
+	uint32_t rsp_psn;	/* 24 bits */
+};
+
+static inline int mana_rdma_cqe_check(const struct mana_rdma_cqe *c)
+{
+	bool recv = mana_rdma_cqe_type_is_recv(c->type);
+	bool err = c->type == MANA_RDMA_CQE_ERROR;
+	bool armed = c->type == MANA_RDMA_CQE_ARMED_CMPL;
+
+	if ((!recv && !err && !armed) || c->psn > MANA_PSN_MASK ||
+	    c->msn > MANA_PSN_MASK || c->rsp_msn > MANA_PSN_MASK ||
+	    c->rsp_psn > MANA_PSN_MASK)
+		return -EINVAL;
+	if (recv)
+		return c->msn || c->syndrome || c->vendor_error || c->opcode ||
+		       c->rsp_msn || c->rsp_psn ||
+		       c->rx_wqe_offset % GDMA_WQE_BU_SIZE ||
+		       (c->type == MANA_RDMA_CQE_RC_SEND && c->imm) ?
+		       -EINVAL : 0;
+	if (c->msg_len || c->imm || c->rx_wqe_offset)
+		return -EINVAL;
+	if (armed)
+		return c->vendor_error || c->opcode || c->rsp_msn ||
+		       c->rsp_psn ? -EINVAL : 0;
+	return !c->vendor_error || c->vendor_error > 0x3FF ? -EINVAL : 0;
+}
+
+/* Writes the 60 bytes of CQE data. */
+static inline int mana_rdma_cqe_encode(const struct mana_rdma_cqe *c,
+				       void *wire)
+{
+	uint8_t *b = wire;
+
+	if (mana_rdma_cqe_check(c))
+		return -EINVAL;
+	memset(b, 0, GDMA_CQE_DATA_SIZE);
+	gdma_put_le32(b, (uint32_t)c->type | (uint32_t)c->vendor_error << 8);
+	if (mana_rdma_cqe_type_is_recv(c->type)) {
+		gdma_put_le32(b + 4, c->msg_len);
+		gdma_put_le32(b + 8, c->psn);
+		gdma_put_le32(b + 12, c->imm);
+		gdma_put_le32(b + 16, c->rx_wqe_offset);
+		return 0;
+	}
+	gdma_put_le32(b + 4, c->msn | (uint32_t)c->syndrome << 24);
+	gdma_put_le32(b + 8, c->psn | (uint32_t)c->opcode << 24);
+	gdma_put_le32(b + 12, c->rsp_msn);
+	gdma_put_le32(b + 16, c->rsp_psn);
+	return 0;
+}
+
+static inline int mana_rdma_cqe_decode(const void *wire,
+				       struct mana_rdma_cqe *out)
+{
+	const uint8_t *b = wire;
+	uint32_t dw0 = gdma_get_le32(b), dw1 = gdma_get_le32(b + 4);
+	uint32_t dw2 = gdma_get_le32(b + 8), dw3 = gdma_get_le32(b + 12);
+	uint32_t dw4 = gdma_get_le32(b + 16);
+	struct mana_rdma_cqe c = { .type = (uint8_t)dw0 };
+	unsigned int i;
+
+	/* bytes 20-59 belong to no RC layout */
+	for (i = 20; i < GDMA_CQE_DATA_SIZE; i++)
+		if (b[i])
+			return -EINVAL;
+	if (mana_rdma_cqe_type_is_recv(c.type)) {
+		if (dw0 >> 8 || dw2 >> 24)
+			return -EINVAL;
+		c.msg_len = dw1;
+		c.psn = dw2;
+		c.imm = dw3;
+		c.rx_wqe_offset = dw4;
+	} else if (c.type == MANA_RDMA_CQE_ARMED_CMPL ||
+		   c.type == MANA_RDMA_CQE_ERROR) {
+		/* dw0 18-31 reserved (ARMED_CMPL: 8-31); dw3, dw4 24-31 */
+		if (dw0 >> 18 || dw3 >> 24 || dw4 >> 24)
+			return -EINVAL;
+		c.vendor_error = (uint16_t)gdma_bits(dw0, 8, 10);
+		c.msn = dw1 & MANA_PSN_MASK;
+		c.syndrome = (uint8_t)(dw1 >> 24);
+		c.psn = dw2 & MANA_PSN_MASK;
+		c.opcode = (uint8_t)(dw2 >> 24);
+		c.rsp_msn = dw3;
+		c.rsp_psn = dw4;
+	} else {
+		return -EINVAL;
+	}
+	if (mana_rdma_cqe_check(&c))
+		return -EINVAL;
+	*out = c;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/*
+ * Vendor error codes of RDMA error CQEs (rdma-core v64 enum mana_error_code;
+ * values exact, names shortened).  The hardware field is 10 bits; SW_FLUSHED
+ * is the provider's own code for flushed WRs and never on the wire.  The
+ * ibv_wc_status each maps to is in rc_err.h.
+ */
+#define MANA_VENDOR_ERRORS(X)						\
+	X(OK, 0x000)							\
+	X(RX_OP_REQ, 0x003)						\
+	X(RX_PKT_LEN, 0x005)						\
+	X(RX_ATB_RKEY_MISCONFIG_ERR, 0x043)				\
+	X(RX_ATB_RKEY_ADDR_RIGHT, 0x083)				\
+	X(RX_ATB_RKEY_ADDR_RANGE, 0x0c3)				\
+	X(RX_MSG_LEN_OVFL, 0x102)					\
+	X(RX_MISBEHAVING_CLIENT, 0x108)					\
+	X(RX_MALFORMED_WQE, 0x109)					\
+	X(RX_CLIENT_ID, 0x10a)						\
+	X(RX_GFID, 0x10b)						\
+	X(RX_PCIE, 0x10c)						\
+	X(RX_READRESP_LEN_MISMATCH, 0x10f)				\
+	X(RX_NO_AVAIL_WQE, 0x111)					\
+	X(RX_ATB_SGE_MISSCONFIG, 0x143)					\
+	X(RX_ATB_WQE_MISCONFIG, 0x145)					\
+	X(RX_INVALID_REQ_NAK, 0x161)					\
+	X(RX_REMOTE_ACCESS_NAK, 0x162)					\
+	X(RX_REMOTE_OP_ERR_NAK, 0x163)					\
+	X(RX_RNR_NAK, 0x164)						\
+	X(RX_ATB_SGE_ADDR_RIGHT, 0x183)					\
+	X(RX_ATB_WQE_ADDR_RIGHT, 0x185)					\
+	X(RX_ATB_SGE_ADDR_RANGE, 0x1c3)					\
+	X(RX_ATB_WQE_ADDR_RANGE, 0x1c5)					\
+	X(TX_RETRY_LIMIT_EXCEEDED, 0x1c6)				\
+	X(RX_NOT_EMPTY_ON_DISABLE, 0x1c7)				\
+	X(TX_GDMA_CORRUPTED_WQE, 0x201)					\
+	X(TX_ATB_WQE_ACCESS_VIOLATION, 0x202)				\
+	X(TX_ATB_WQE_ADDR_RANGE, 0x203)					\
+	X(TX_ATB_WQE_CONFIG_ERR, 0x204)					\
+	X(TX_PCIE_WQE, 0x205)						\
+	X(TX_ATB_MSG_ACCESS_VIOLATION, 0x206)				\
+	X(TX_ATB_MSG_ADDR_RANGE, 0x207)					\
+	X(TX_ATB_MSG_CONFIG_ERR, 0x208)					\
+	X(TX_PCIE_MSG, 0x209)						\
+	X(TX_GDMA_INVALID_STATE, 0x20a)					\
+	X(TX_MISBEHAVING_CLIENT, 0x20b)					\
+	X(TX_RDMA_MALFORMED_WQE_SIZE, 0x210)				\
+	X(TX_RDMA_MALFORMED_WQE_FIELD, 0x211)				\
+	X(TX_RDMA_INVALID_STATE, 0x212)					\
+	X(TX_RDMA_INVALID_NPT, 0x213)					\
+	X(TX_RDMA_INVALID_SGID, 0x214)					\
+	X(TX_RDMA_WQE_UNSUPPORTED, 0x215)				\
+	X(TX_RDMA_WQE_LEN_ERR, 0x216)					\
+	X(TX_RDMA_MTU_ERR, 0x217)					\
+	X(TX_RDMA_VFID_MISMATCH, 0x218)					\
+	X(TX_RDMA_ATB_CMD_MISS, 0x220)					\
+	X(TX_RDMA_ATB_CMD_IDX_ERROR, 0x221)				\
+	X(TX_RDMA_ATB_CMD_TAG_MISMATCH_ERROR, 0x222)			\
+	X(TX_RDMA_ATB_CMD_PDID_MISMATCH_ERROR, 0x223)			\
+	X(TX_RDMA_ATB_CMD_AR_ERROR, 0x224)				\
+	X(TX_RDMA_ATB_CMD_PT_OVF, 0x225)				\
+	X(TX_RDMA_ATB_CMD_PT_LENGTH_MISMATCH, 0x226)			\
+	X(TX_RDMA_ATB_CMD_ILLEGAL_CMD, 0x227)				\
+	X(HW_MAX, 0x3ff)						\
+	X(SW_FLUSHED, 0xfff)
+
+#define MANA_VENDOR_ERR_ENUM(name, value)	MANA_VERR_##name = value,
+enum mana_error_code {
+	MANA_VENDOR_ERRORS(MANA_VENDOR_ERR_ENUM)
+};
+#undef MANA_VENDOR_ERR_ENUM
+
+#define MANA_VERR_HW_FIELD_MAX	0x3FFU	/* error CQE vendor_error: 10 bits */
+
+/* Name of a vendor error for logs; NULL for a code not in the list. */
+static inline const char *mana_vendor_err_name(uint32_t code)
+{
+#define MANA_VENDOR_ERR_CASE(name, value)	case value: return #name;
+	switch (code) {
+	MANA_VENDOR_ERRORS(MANA_VENDOR_ERR_CASE)
+	}
+#undef MANA_VENDOR_ERR_CASE
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/*
  * Fast-path views of the same formats, for the provider's per-packet code:
  * whole little-endian words and bit positions instead of decoded structs.
  * Templates built once with the validating encoders above are OR-ed with

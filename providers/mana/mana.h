@@ -112,6 +112,7 @@ struct mana_buf {
 
 struct mana_qp;
 struct mana_wq;
+struct mana_rc_qp;
 
 /*
  * One completion as the datapath decodes it.  Opcode and QP number are
@@ -187,6 +188,16 @@ struct mana_cq {
 	uint8_t cur_rx[16];
 	struct mana_wc cur;
 	uint32_t wc_flags_ex;		/* requested IBV_WC_EX_WITH_* */
+	/*
+	 * RNIC CQ (rc_poll.c): the hardware CQ made at create (rnic_cqid,
+	 * UINT32_MAX if none), the RC QPs completing here, and the entry the
+	 * extended CQ is on.  rc is set while RC QPs use it; a raw queue binds
+	 * only a CQ that is not rc.
+	 */
+	bool rc;
+	uint32_t rnic_cqid;
+	struct mana_rc_qp *rc_send_qps, *rc_recv_qps;
+	struct ibv_wc rc_cur;
 };
 
 /*
@@ -243,6 +254,7 @@ struct mana_rwq_ind_table {
 enum mana_qp_kind {
 	MANA_QP_RAW_SQ,			/* sends on one SQ */
 	MANA_QP_RAW_RSS,		/* receives on the WQs of a table */
+	MANA_QP_RC,			/* reliable connected (rc.h) */
 };
 
 /* A signaled send: where it starts and its WR number. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "datapath.h"
+#include "rc.h"
 
 /*
  * What fast_rq points to when the fast path must not run: it has retired
@@ -515,6 +516,9 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct mana_wc c;
 	int n, ret = 0;
 
+	/* RNIC CQs of RC QPs complete elsewhere (rc_poll.c) */
+	if (mana_unlikely(cq->rc))
+		return mana_rc_poll_cq(cq, num_entries, wc);
 	if (num_entries <= 0)
 		return 0;
 	if (mana_unlikely(cq_overrun(cq)))

@@ -15,6 +15,7 @@
 
 #include "datapath.h"
 #include "inet.h"
+#include "rc.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -398,6 +399,9 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint64_t oob;
 	int ret;
 
+	/* RC QPs post elsewhere (rc_send.c): one test, before the raw path */
+	if (mana_unlikely(qp->kind == MANA_QP_RC))
+		return mana_rc_post_send(ibqp, wr, bad_wr);
 	ret = post_check(qp, wr, bad_wr);
 	if (ret)
 		return ret;
@@ -441,6 +445,8 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 int mana_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
+	if (ibqp->qp_type == IBV_QPT_RC)
+		return mana_rc_post_recv(ibqp, wr, bad_wr);
 	mana_err(ibqp->context,
 		 "raw QPs have no receive queue: post to the WQs of the RSS QP (ibv_post_wq_recv)");
 	if (bad_wr)
