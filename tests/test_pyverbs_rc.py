@@ -152,7 +152,7 @@ class RCTraffic(unittest.TestCase):
         wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1, sg=[sge],
                     send_flags=e.IBV_SEND_SIGNALED)
         if remote is not None:
-            wr.set_wr_rdma(remote[1], remote[0])
+            wr.set_wr_rdma(remote[0], remote[1])
         if imm is not None:
             wr.imm_data = imm
         side.qp.post_send(wr)
