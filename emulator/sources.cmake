@@ -21,7 +21,7 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/frame.c
-	${MANA_EMU_DIR}/device/rc.c
+	${MANA_EMU_DIR}/device/rc_engine.c
 	${MANA_EMU_DIR}/device/rc_core.c
 	${MANA_EMU_DIR}/device/rc_neigh.c
 	${MANA_EMU_DIR}/device/rc_req.c
@@ -41,5 +41,5 @@ set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c
-	${MANA_EMU_DIR}/host/interpose_path.c)
+	${MANA_EMU_DIR}/host/interpose_path.c ${MANA_EMU_DIR}/host/interpose_net.c)
 set(MANA_EMU_LAUNCHER_SOURCES ${MANA_EMU_DIR}/host/launcher.c)

@@ -612,6 +612,10 @@ static const struct opt_def opt_table[] = {
 	{ .name = "mtu", .kind = OPT_CUSTOM, .parse = mana_emu_parse_mtu,
 	  .format_words = mana_emu_format_mtu, .metavar = "N",
 	  .help = "MTU of the VF interfaces (68..9000, default 1500)" },
+	{ .name = "era", .kind = OPT_CUSTOM, .parse = mana_emu_parse_era,
+	  .format_words = mana_emu_format_era, .metavar = "single|split",
+	  .help = "IB devices: single mana_0 (default), or split\n"
+		  "                                 manae_0 (ETH) + mana_0 (RNIC)" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))

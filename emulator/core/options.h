@@ -176,7 +176,7 @@ const char *mana_emu_port_backend(const struct mana_emu_options *opts,
 				  unsigned int port);
 
 /*
- * options_rdma.c: the RDMA options (--ip, --mtu), parsers and formatters
+ * options_rdma.c: the RDMA options (--ip, --mtu, --era), parsers and formatters
  * for rows of the option table.
  */
 /* 0, or -2 with a message in err (options.c's PARSE_ERR_SET). */
@@ -197,6 +197,11 @@ int mana_emu_format_mtu(const struct mana_emu_options *opts, char *buf,
  */
 int mana_emu_check_ips(const struct mana_emu_options *opts, char *err,
 		       size_t errlen);
+
+int mana_emu_parse_era(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen);
+int mana_emu_format_era(const struct mana_emu_options *opts, char *buf,
+			size_t len);
 
 /* "10.0.0.1/24" or "fd00::1/64" */
 void mana_emu_ip_format(const struct mana_emu_ip *ip, char *buf, size_t len);

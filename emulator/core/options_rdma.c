@@ -2,7 +2,8 @@
 /*
  * --ip=[PORT:]ADDR/LEN and --mtu=N: the VM's addresses and MTU on its VF
  * interfaces.  They feed the RoCE GID table (gid.c), rtnetlink's address
- * dumps and the port's active MTU.
+ * dumps and the port's active MTU.  --era=single|split: which IB devices
+ * mana_ib registers (ibdev.h).
  */
 #include "options.h"
 
@@ -259,4 +260,27 @@ int mana_emu_check_ips(const struct mana_emu_options *opts, char *err,
 		}
 	}
 	return 0;
+}
+
+int mana_emu_parse_era(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen)
+{
+	if (!strcmp(val, "single")) {
+		opts->era = MANA_EMU_ERA_SINGLE;
+	} else if (!strcmp(val, "split")) {
+		opts->era = MANA_EMU_ERA_SPLIT;
+	} else {
+		emu_set_err(err, errlen, "--era: invalid value '%s' (expected "
+			    "single or split)", val);
+		return PARSE_ERR_SET;
+	}
+	return 0;
+}
+
+int mana_emu_format_era(const struct mana_emu_options *opts, char *buf,
+			size_t len)
+{
+	if (opts->era == MANA_EMU_ERA_SINGLE)
+		return 0;
+	return snprintf(buf, len, "--era=split");
 }

@@ -50,7 +50,7 @@ void emu_dev_port_mac(unsigned int port, uint8_t mac[6]);
 /* Make the device thread run a round soon (from any thread). */
 void emu_dev_kick(void);
 
-/* ---- engine hooks (rc.c) ---- */
+/* ---- engine hooks (rc_engine.c) ---- */
 
 /*
  * A 64-bit doorbell @value at a @kind of offset rung on @ctx's page: true

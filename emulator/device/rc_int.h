@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The RC engine's own state, shared by its files: rc.c (QPs, doorbells,
+ * The RC engine's own state, shared by its files: rc_engine.c (QPs, doorbells,
  * rounds, timers, statistics), rc_req.c (requester), rc_resp.c
  * (responder), rc_neigh.c (ARP/ND) and rc_core.c (pure transport rules).
  * Everything runs under emu.lock, in the device thread except create,
@@ -112,7 +112,7 @@ struct emu_rc_qp_hw {
 	struct rc_stats st;
 };
 
-/* ---- rc.c ---- */
+/* ---- rc_engine.c ---- */
 struct emu_rc_qp_hw *rc_qp_by_qpn(uint32_t qpn);
 uint64_t rc_now_ns(void);
 /* Send a packet of @qp (path fields filled in here); counts it. */

@@ -231,9 +231,12 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 	p.opcode = (uint8_t)op;
 	p.psn = roce_psn_add(m->psn, i);
 	if (m->type == MANA_WQE_READ) {
-		p.va = m->va;
+		/* again after a loss: only what has not arrived (IBA 9.4.4) */
+		off = (uint32_t)roce_psn_diff(m->rd_next, m->psn) * qp->mtu;
+		p.psn = m->rd_next;
+		p.va = m->va + off;
 		p.rkey = m->rkey;
-		p.dma_len = m->len;
+		p.dma_len = m->len - off;
 		p.ack_req = true;
 	} else {
 		len = m->len - off < qp->mtu ? m->len - off : qp->mtu;
@@ -305,10 +308,8 @@ static void rewind_to(struct emu_rc_qp_hw *qp, uint32_t psn)
 
 		if (d >= 0 && (uint32_t)d < m->npkts) {
 			qp->m_cur = i;
-			/* a READ is asked again from its start */
+			/* a READ is asked again from its first missing PSN */
 			qp->pkt_cur = m->type == MANA_WQE_READ ? 0 : (uint32_t)d;
-			if (m->type == MANA_WQE_READ)
-				m->rd_next = m->psn;
 			return;
 		}
 	}
@@ -348,12 +349,15 @@ static void ack_upto(struct emu_rc_qp_hw *qp, uint32_t psn)
 	if (qp->m_cnt && msg_at(qp, 0)->type == MANA_WQE_READ &&
 	    roce_psn_diff(psn, msg_at(qp, 0)->psn) >= 0)
 		psn = roce_psn_add(msg_at(qp, 0)->psn, ROCE_PSN_MASK);
-	if (roce_psn_diff(psn, qp->acked) > 0)
+	if (roce_psn_diff(psn, qp->acked) > 0) {
 		qp->acked = psn;
+		progress = true;	/* also within a long message */
+	}
 	if (progress) {
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
-		timer_restart(qp);
+		if (!qp->rnr_wait)	/* a late ACK does not end the wait */
+			timer_restart(qp);
 	}
 	arms_check(qp);
 }
@@ -387,6 +391,10 @@ static void on_aeth(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	uint32_t before = roce_psn_add(p->psn, ROCE_PSN_MASK);
 
 	qp->msn_seen = p->msn;
+	/* a NAK for what is already acknowledged is stale: a late copy */
+	if (ROCE_SYN_KIND(p->syndrome) != ROCE_SYN_KIND_ACK &&
+	    roce_psn_diff(p->psn, qp->acked) <= 0)
+		return;
 	switch (ROCE_SYN_KIND(p->syndrome)) {
 	case ROCE_SYN_KIND_ACK:
 		ack_upto(qp, p->psn);
@@ -476,6 +484,10 @@ static void on_read_resp(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 		return;
 	}
 	m->rd_next = roce_psn_add(m->rd_next, 1);
+	/* forward progress: the retry budget and the timer start over */
+	m->rd_reissued = false;
+	qp->retry_left = qp->attr.retry_cnt;
+	timer_restart(qp);
 	if (fl & ROCE_F_AETH)
 		on_aeth(qp, p);
 }
@@ -499,6 +511,10 @@ void rc_req_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 /* Retransmission or RNR timer expired. */
 void rc_req_timer(struct emu_rc_qp_hw *qp)
 {
+	if (emu_verbose())
+		emu_log("rc qp %u: timer (%s) acked %u next %u retry %u", qp->qpn,
+			qp->rnr_wait ? "rnr" : "retransmit", qp->acked,
+			qp->next_psn, qp->retry_left);
 	qp->timer_ns = 0;
 	if (qp->state == EMU_RC_ERR || !qp->m_cnt)
 		return;

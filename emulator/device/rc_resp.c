@@ -57,6 +57,7 @@ static void send_nak(struct emu_rc_qp_hw *qp, uint32_t psn, uint8_t syn)
 static enum verdict fail_nak(struct emu_rc_qp_hw *qp,
 			     const struct roce_pkt *p, uint8_t code, int event)
 {
+	qp->st.errors++;
 	send_nak(qp, p->psn, ROCE_SYN_NAK(code));
 	rc_qp_fatal(qp, event);
 	return FAILED;

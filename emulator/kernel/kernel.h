@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/core/ibdev.h"
 
 struct ib_uverbs_ex_query_device_resp;
 struct ib_uverbs_query_port_resp;
@@ -160,6 +161,8 @@ struct emu_device {
 	uint32_t max_qp_wr;
 	uint32_t num_comp_vectors;
 	uint64_t pinned_bytes;		/* for RLIMIT_MEMLOCK */
+	unsigned int nibdevs;		/* --era: the IB devices (ibdev.h) */
+	struct emu_ibdev ibdev[EMU_MAX_IBDEVS];
 };
 
 extern struct emu_device emu_dev;
@@ -215,23 +218,34 @@ struct emu_event_file {
 
 void emu_kernel_init(const struct mana_emu_options *opts);
 
+/* The IB device a uverbs file was opened on (uverbs<devnum>). */
+static inline const struct emu_ibdev *emu_ibdev_of(const struct emu_file *f)
+{
+	return &emu_dev.ibdev[f->devnum];
+}
+
 /* Query verbs (fill the core responses) */
-void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+void emu_query_device(const struct emu_ibdev *d,
+		      struct ib_uverbs_ex_query_device_resp *resp);
 /* IB port state and physical state as query_port and netlink report them */
 void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state);
-int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp);
+int emu_query_port(const struct emu_ibdev *d, unsigned int port,
+		   struct ib_uverbs_query_port_resp *resp);
+/* A port of the VM (1..--ports), or of the IB device @d. */
 bool emu_port_valid(unsigned int port);
+bool emu_ibdev_port_valid(const struct emu_ibdev *d, unsigned int port);
 
 /* rnic.c: the RNIC attributes and the GID table of the RoCE port */
 struct ib_uverbs_gid_entry;
 void emu_rnic_query_device(struct ib_uverbs_ex_query_device_resp *resp);
-void emu_rnic_query_port(unsigned int port,
+void emu_rnic_query_port(const struct emu_ibdev *d, unsigned int port,
 			 struct ib_uverbs_query_port_resp *resp);
-bool emu_port_is_rnic(unsigned int port);
 uint8_t emu_port_active_mtu(unsigned int port);
-int emu_gid_entry(uint32_t port, uint32_t index, struct ib_uverbs_gid_entry *e);
+int emu_gid_entry(const struct emu_ibdev *d, uint32_t port, uint32_t index,
+		  struct ib_uverbs_gid_entry *e);
 /* Every valid entry into out[max]: how many, or -EINVAL if more than max. */
-int emu_gid_table(struct ib_uverbs_gid_entry *out, size_t max);
+int emu_gid_table(const struct emu_ibdev *d, struct ib_uverbs_gid_entry *out,
+		  size_t max);
 
 /* Files and contexts */
 struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable);

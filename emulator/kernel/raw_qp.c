@@ -90,6 +90,7 @@ int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 	struct mana_ib_create_cq_resp resp = { .cqid = UINT32_MAX };
 	struct mana_ib_create_cq ucmd;
 	uint64_t pinned;
+	const struct emu_ibdev *d;
 	struct emu_cq *cq;
 	bool rnic;
 	int ret;
@@ -99,8 +100,14 @@ int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 		return ret;
 	if (ucmd.flags & ~MANA_IB_CREATE_RNIC_CQ)
 		return -EOPNOTSUPP;
-	/* mid-era mana_ib: the flag makes an RNIC CQ, not bound by max_qp_wr */
-	rnic = ucmd.flags & MANA_IB_CREATE_RNIC_CQ;
+	/*
+	 * An RNIC CQ is not bound by max_qp_wr.  Mid-era (single) mana_ib:
+	 * the flag decides; split era: the device type (the ETH device
+	 * ignores the flag, on the RNIC every CQ is one).
+	 */
+	d = emu_ibdev_of(ctx->file);
+	rnic = d->rnic_cq_always ||
+	       (d->rnic && d->raw && (ucmd.flags & MANA_IB_CREATE_RNIC_CQ));
 	if (!req->cqe || (!rnic && req->cqe > emu_dev.max_qp_wr) ||
 	    req->cqe > UINT32_MAX / GDMA_CQE_SIZE)
 		return -EINVAL;
@@ -569,9 +576,12 @@ err_vport:
 int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		  const struct emu_udata *uhw, struct emu_qp **out)
 {
-	if (req->qp_type == IBV_QPT_RC)
+	const struct emu_ibdev *d = emu_ibdev_of(ctx->file);
+
+	if (req->qp_type == IBV_QPT_RC && d->rnic)
 		return emu_rc_qp_create(ctx, req, uhw, out);
-	if (req->qp_type != IBV_QPT_RAW_PACKET)
+	/* split era: raw packet QPs on the ETH device only */
+	if (req->qp_type != IBV_QPT_RAW_PACKET || !d->raw)
 		return -EINVAL;
 	if (req->tbl)
 		return qp_create_rss(ctx, req, uhw, out);

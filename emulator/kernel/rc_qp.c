@@ -324,7 +324,7 @@ static int rc_transition_ok(enum emu_rc_state cur, enum emu_rc_state next,
 }
 
 /* The core's port and AV checks, then RoCE's: GRH, a valid sgid. */
-static int rc_check_av(const struct emu_rc_qp *rc,
+static int rc_check_av(const struct emu_ibdev *dev, const struct emu_rc_qp *rc,
 		       const struct ib_uverbs_modify_qp *cmd, uint32_t mask)
 {
 	const struct ib_uverbs_qp_dest *d = &cmd->dest;
@@ -333,7 +333,7 @@ static int rc_check_av(const struct emu_rc_qp *rc,
 
 	if (!(mask & IBV_QP_AV))
 		return 0;
-	if (!emu_port_valid(d->port_num))
+	if (!emu_ibdev_port_valid(dev, d->port_num))
 		return -EINVAL;
 	/* modify_qp(): to RTR without IB_QP_PORT the AV's port is the QP's */
 	if (d->port_num != port)
@@ -351,10 +351,10 @@ static int rc_check_av(const struct emu_rc_qp *rc,
 		   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
 /* The values of the attributes present, each within its field. */
-static int rc_check_values(const struct ib_uverbs_modify_qp *cmd,
-			   uint32_t mask)
+static int rc_check_values(const struct emu_ibdev *d,
+			   const struct ib_uverbs_modify_qp *cmd, uint32_t mask)
 {
-	if ((mask & IBV_QP_PORT) && !emu_port_is_rnic(cmd->port_num))
+	if ((mask & IBV_QP_PORT) && !emu_ibdev_roce_port(d, cmd->port_num))
 		return -EINVAL;
 	if ((mask & IBV_QP_PKEY_INDEX) && cmd->pkey_index)
 		return -EINVAL;		/* pkey_tbl_len 1 */
@@ -448,6 +448,7 @@ static int rc_states(const struct emu_rc_qp *rc,
 int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 		     uint32_t valid_mask, const struct emu_udata *uhw)
 {
+	const struct emu_ibdev *d = emu_ibdev_of(qp->obj.ctx->file);
 	struct emu_rc_qp *rc = qp->rc;
 	uint32_t mask = cmd->attr_mask;
 	enum emu_rc_state cur, next;
@@ -463,15 +464,22 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 	if (!ret)
 		ret = rc_transition_ok(cur, next, mask);
 	if (!ret)
-		ret = rc_check_values(cmd, mask);
+		ret = rc_check_values(d, cmd, mask);
 	if (!ret)
-		ret = rc_check_av(rc, cmd, mask);
+		ret = rc_check_av(d, rc, cmd, mask);
 	if (ret)
 		return ret;
 	attr = next == EMU_RC_RESET ? (struct emu_rc_attr){} : rc->attr;
 	rc_apply(&attr, cmd, mask);
 	attr.state = next;
+	/*
+	 * The device may drop emu.lock while it resolves the destination
+	 * (device/rc.h): hold the QP as the core's uobject lock does, so a
+	 * concurrent destroy gets EBUSY instead of freeing it under us.
+	 */
+	qp->obj.usecnt++;
 	ret = emu_rc_qp_hw_modify(rc->hw, &attr, mask | IBV_QP_STATE);
+	qp->obj.usecnt--;
 	if (ret)
 		return ret;
 	rc->attr = attr;

@@ -53,16 +53,11 @@ uint8_t emu_port_active_mtu(unsigned int port)
 	return IBV_MTU_256;
 }
 
-bool emu_port_is_rnic(unsigned int port)
-{
-	return emu_gid_roce_port(emu_dev.opts, port);
-}
-
 /* mana_ib_query_port(): the RNIC fields of a RoCE port. */
-void emu_rnic_query_port(unsigned int port,
+void emu_rnic_query_port(const struct emu_ibdev *d, unsigned int port,
 			 struct ib_uverbs_query_port_resp *resp)
 {
-	if (!emu_port_is_rnic(port))
+	if (!emu_ibdev_roce_port(d, port))
 		return;
 	resp->gid_tbl_len = EMU_GID_TBL_LEN;
 	resp->port_cap_flags = IBV_PORT_CM_SUP;
@@ -77,12 +72,14 @@ static uint32_t gid_ifindex(unsigned int port)
 }
 
 /* rdma_get_gid_attr(): -EINVAL past the table, -ENODATA for an empty slot */
-int emu_gid_entry(uint32_t port, uint32_t index, struct ib_uverbs_gid_entry *e)
+int emu_gid_entry(const struct emu_ibdev *d, uint32_t port, uint32_t index,
+		  struct ib_uverbs_gid_entry *e)
 {
 	uint8_t gid[16];
 	int ret;
 
-	if (!emu_port_valid(port))
+	/* a port without RoCE has a GID table of size 0 */
+	if (!emu_ibdev_port_valid(d, port) || !emu_ibdev_roce_port(d, port))
 		return -EINVAL;
 	ret = emu_gid_get(emu_dev.opts, port, index, gid);
 	if (ret)
@@ -97,17 +94,20 @@ int emu_gid_entry(uint32_t port, uint32_t index, struct ib_uverbs_gid_entry *e)
 }
 
 /* rdma_query_gid_table(): every valid entry of every port, or -EINVAL. */
-int emu_gid_table(struct ib_uverbs_gid_entry *out, size_t max)
+int emu_gid_table(const struct emu_ibdev *d, struct ib_uverbs_gid_entry *out,
+		  size_t max)
 {
 	unsigned int port, i, n;
 	size_t count = 0;
 
-	for (port = 1; port <= emu_dev.nports; port++) {
+	for (port = 1; port <= d->nports; port++) {
+		if (!emu_ibdev_roce_port(d, port))
+			continue;
 		n = emu_gid_count(emu_dev.opts, port);
 		for (i = 0; i < n; i++) {
 			if (count >= max)
 				return -EINVAL;
-			emu_gid_entry(port, i, &out[count++]);
+			emu_gid_entry(d, port, i, &out[count++]);
 		}
 	}
 	return count;

@@ -292,7 +292,7 @@ static int m_query_port(struct emu_call *c)
 			     &port);
 	if (ret)
 		return ret;
-	ret = emu_query_port(port, &resp.legacy_resp);
+	ret = emu_query_port(emu_ibdev_of(c->file), port, &resp.legacy_resp);
 	if (ret)
 		return ret;
 	return call_copy_to_struct_or_zero(c, UVERBS_ATTR_QUERY_PORT_RESP,
@@ -340,7 +340,8 @@ static int m_query_gid_table(struct emu_call *c)
 	if (ret)
 		return ret;
 	max = entries->len / entry_size;
-	ret = emu_gid_table(e, max < ARRAY_SIZE(e) ? max : ARRAY_SIZE(e));
+	ret = emu_gid_table(emu_ibdev_of(c->file), e,
+			    max < ARRAY_SIZE(e) ? max : ARRAY_SIZE(e));
 	if (ret < 0)
 		return ret;
 	num = ret;
@@ -371,7 +372,7 @@ static int m_query_gid_entry(struct emu_call *c)
 	call_ctx(c, &ret);
 	if (ret)
 		return ret;
-	ret = emu_gid_entry(port, index, &e);
+	ret = emu_gid_entry(emu_ibdev_of(c->file), port, index, &e);
 	if (ret)
 		return ret;
 	return call_copy_to_struct_or_zero(c,

@@ -585,6 +585,14 @@ void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 		overflow_error(cq);
 		return;
 	}
+	if ((event->event_type == IBV_EVENT_QP_FATAL ||
+	     event->event_type == IBV_EVENT_QP_REQ_ERR ||
+	     event->event_type == IBV_EVENT_QP_ACCESS_ERR) &&
+	    event->element.qp && event->element.qp->qp_type == IBV_QPT_RC) {
+		/* the device stopped the QP: flush once the CQEs are read */
+		mana_rc_qp_to_err(to_mrcqp(event->element.qp));
+		return;
+	}
 	if (event->event_type != IBV_EVENT_DEVICE_FATAL)
 		return;
 	/* pollers flush every outstanding WR from now on; posts fail */

@@ -247,8 +247,9 @@ static void gather_inline(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 	int i;
 
 	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
+		if (wr->sg_list[i].length)
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
 		dst += wr->sg_list[i].length;
 	}
 	sge->addr = (uintptr_t)(qp->inline_buf + (size_t)slot * qp->inline_stride);
@@ -618,7 +619,8 @@ static void rc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 		wr_fail(qp, EINVAL, "more SGEs than max_send_sge");
 		return;
 	}
-	memcpy(wr->sg_list, sg, n * sizeof(*sg));
+	if (n)
+		memcpy(wr->sg_list, sg, n * sizeof(*sg));
 	wr->num_sge = (int)n;
 	wr->send_flags &= ~IBV_SEND_INLINE;
 }
@@ -653,7 +655,8 @@ static void rc_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 	wr->sg_list[0].length = (uint32_t)len;
 	wr->sg_list[0].lkey = 0;
 	for (i = 0; i < n; i++) {
-		memcpy(dst, buf[i].addr, buf[i].length);
+		if (buf[i].length)
+			memcpy(dst, buf[i].addr, buf[i].length);
 		dst += buf[i].length;
 	}
 	wr->num_sge = len ? 1 : 0;

@@ -41,6 +41,7 @@ static struct {
 	unsigned int nqps;
 	/* wire faults */
 	uint64_t roce_tx;		/* RoCE packets offered to the wire */
+	uint64_t rng;			/* the faults' pseudo-random sequence */
 	uint64_t dropped, reordered;
 	uint8_t held[ROCE_MAX_FRAME];	/* --fault=reorder-roce */
 	size_t held_len;
@@ -51,7 +52,7 @@ static struct {
 		struct rc_stats st;
 	} *retired;
 	size_t nretired;
-} rc = { .next_base = 0 };
+} rc = { .rng = 0x9e3779b97f4a7c15ull };
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -83,11 +84,24 @@ static struct emu_rc_qp_hw *qp_by_queue_id(uint32_t id)
 	return NULL;
 }
 
+/*
+ * One chance in @n (xorshift64, a fixed seed: every run the same).  Not a
+ * strict "every Nth": a retry cycle whose length is a multiple of N would
+ * lose the same packet every time and never get through, which no real
+ * wire does.
+ */
+static bool one_in(unsigned long long n)
+{
+	rc.rng ^= rc.rng << 13;
+	rc.rng ^= rc.rng >> 7;
+	rc.rng ^= rc.rng << 17;
+	return n && !(rc.rng % n);
+}
+
 static void wire_out(unsigned int port, const uint8_t *f, size_t len)
 {
 	rc.roce_tx++;
-	if (emu.opts.fault_drop_roce &&
-	    !(rc.roce_tx % emu.opts.fault_drop_roce)) {
+	if (emu.opts.fault_drop_roce && one_in(emu.opts.fault_drop_roce)) {
 		rc.dropped++;
 		return;
 	}
@@ -99,7 +113,7 @@ static void wire_out(unsigned int port, const uint8_t *f, size_t len)
 		return;
 	}
 	if (emu.opts.fault_reorder_roce &&
-	    !(rc.roce_tx % emu.opts.fault_reorder_roce)) {
+	    one_in(emu.opts.fault_reorder_roce)) {
 		memcpy(rc.held, f, len);
 		rc.held_len = len;
 		rc.held_port = port;
