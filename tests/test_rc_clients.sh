@@ -10,10 +10,13 @@
 # Usage: test_rc_clients.sh BUILD_DIR CASE [ARGS...]
 #   pingpong [ARGS...]     Debian's ibv_rc_pingpong -c (it checks the data)
 #   perftest PROG [ARGS..] ib_send_bw, ib_write_bw, ib_read_bw, ib_*_lat
-#   pcap                   a short ib_write_bw captured and decoded by tshark
+#   pcap write|pingpong    a short ib_write_bw or ibv_rc_pingpong captured
+#                          and decoded by tshark
 #   fault FAULT PROG [ARGS...]
 #                          PROG (pingpong -c or a perftest) with the wire
 #                          fault FAULT (--fault=) on both sides
+#   pyverbs FAULT TESTS    tests/test_pyverbs_rc.py's data tests TESTS (a
+#                          pytest -k expression) on one VM under FAULT
 set -u
 BUILD=${1:?build dir}
 CASE=${2:?case}
@@ -21,9 +24,15 @@ shift 2
 EMU="$BUILD/bin/mana-emu"
 . "$(dirname "$0")/check.sh"
 
-GID_INDEX=1		# 0 is the link-local GID made from the MAC; 1 the IPv4 one
-SERVER_OPTS=(--netdev-up --mac=00:0d:3a:00:01:01 --ip=192.168.77.1/24)
-CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24)
+# GIDs: 0 the link-local one made from the MAC (EUI-64), 1 the IPv4 one
+# (::ffff:a.b.c.d, ARP), 2 the global IPv6 one (neighbour solicitation).
+# The default is 1; a case may give its own -g / -x, which the programs
+# take over the earlier one.
+GID_INDEX=1
+SERVER_OPTS=(--netdev-up --mac=00:0d:3a:00:01:01 --ip=192.168.77.1/24
+	--ip=fd00:77::1/64)
+CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24
+	--ip=fd00:77::2/64)
 WIRE=$TMP/wire
 EXTRA_BOTH=()		# emulator options for both sides (faults)
 STATS=			# set: each side writes --stats to $TMP/NAME.SIDE.stats
@@ -120,7 +129,13 @@ perftest)
 fault)
 	# the same fault on both emulated VMs: requests, responses and ACKs of
 	# both directions are hit.  pingpong -c checks every byte it receives;
-	# perftest checks only that every work request completed without error.
+	# perftest checks only that every work request completed without error
+	# (the pyverbs case checks the data under drops).  pingpong gets no
+	# drops: it has no closing handshake, so a side whose last message was
+	# received exits, and if the ACK of that message is lost the peer's
+	# retransmissions meet a QP that no longer exists and end in "transport
+	# retry counter exceeded" -- on real hardware too.  perftest closes
+	# with a handshake over its TCP connection.
 	fault=${1:?fault}
 	EXTRA_BOTH=(--fault="$fault")
 	STATS=1
@@ -147,28 +162,65 @@ fault)
 		check "$name: $resent packets retransmitted" test "$resent" -gt 0 ;;
 	esac
 	;;
+pyverbs)
+	# Two QPs of one process on the loopback wire, every RoCE packet of
+	# both subject to the fault; each test checks its data byte by byte.
+	fault=${1:?fault}
+	tests=${2:?pytest -k expression}
+	"$EMU" --netdev-up --ip=192.168.77.1/24 --fault="$fault" \
+		--stats="$TMP/py.stats" -- /usr/bin/python3 -m pytest -q \
+		-p no:cacheprovider "$(dirname "$0")/test_pyverbs_rc.py" \
+		-k "$tests" >"$TMP/py.out" 2>&1
+	check "pyverbs under $fault: $(tail -1 "$TMP/py.out")" test $? -eq 0
+	expect_not "pyverbs: no test deselected by mistake" "$TMP/py.out" \
+		'no tests ran'
+	grep '^roce' "$TMP/py.stats"
+	hit=$(awk '$1 == "roce" { print $3 + $4 }' "$TMP/py.stats")
+	check "$fault hit ${hit:-no} RoCE packets" test "${hit:-0}" -gt 0
+	tail -1 "$TMP/py.out"
+	[ "$failed" -eq 0 ] || cat "$TMP/py.out" >&2
+	;;
 pcap)
-	# 20 RDMA WRITEs of 8 KiB at path MTU 1024 (netdev MTU 1500): 8
-	# packets each on the wire, decoded by tshark as RoCE
-	iters=20 size=8192 mtu=1024
-	run_pair write_pcap --pcap="$TMP/write.pcap" -- \
-		ib_write_bw -d mana_0 -x "$GID_INDEX" -n "$iters" -s "$size" -m "$mtu" &&
-		{
-			tshark -r "$TMP/write.pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
-				-e infiniband.bth.psn -e infiniband.bth.destqp \
-				>"$TMP/fields.txt" 2>"$TMP/tshark.err"
-			check "tshark read the capture" test $? -eq 0
-			# RC RDMA WRITE First 6, Middle 7, Last 8, Only 10
-			writes=$(awk '$1 == 6 || $1 == 7 || $1 == 8 || $1 == 10' \
-				"$TMP/fields.txt" | wc -l)
-			want=$((iters * (size / mtu)))
-			check "RDMA WRITE packets: $writes, messages x segments: $want" \
-				test "$writes" -eq "$want"
-			check "every RoCE packet has a PSN and a QPN" test -z \
-				"$(awk 'NF != 3' "$TMP/fields.txt")"
-			acks=$(awk '$1 == 17' "$TMP/fields.txt" | wc -l)
-			check "acknowledgements on the wire ($acks)" test "$acks" -gt 0
-		}
+	# The server's port is captured (both directions); tshark decodes RoCE.
+	# Counted are distinct (opcode, PSN, QPN) triples: a retransmission
+	# (a timer firing on a loaded machine) repeats one and is no new packet.
+	# RC opcodes: SEND First 0, Middle 1, Last 2, Only 4 (Last/Only with
+	# immediate 3/5); RDMA WRITE First 6, Middle 7, Last 8, Only 10
+	# (with immediate 9/11); Acknowledge 17.
+	mtu=1024
+	case ${1:?write or pingpong} in
+	write)
+		# ib_write_bw -n N sends exactly N messages (no warm-up for an RC
+		# write_bw without --perform_warm_up); 8 KiB at path MTU 1024 is
+		# 8 packets each: First, 6 Middle, Last
+		iters=20 size=8192
+		name=write_pcap
+		ops='$1 >= 6 && $1 <= 11'
+		want=$((iters * (size / mtu)))
+		run_pair "$name" --pcap="$TMP/cap.pcap" -- ib_write_bw -d mana_0 \
+			-x "$GID_INDEX" -n "$iters" -s "$size" -m "$mtu" || true
+		;;
+	pingpong)
+		# N rounds of a 3000-byte SEND each way, 3 packets each
+		iters=5 size=3000
+		name=pingpong_pcap
+		ops='$1 <= 5'
+		want=$((iters * 2 * ((size + mtu - 1) / mtu)))
+		run_pair "$name" --pcap="$TMP/cap.pcap" -- ibv_rc_pingpong -d mana_0 \
+			-g "$GID_INDEX" -c -n "$iters" -s "$size" -m "$mtu" || true
+		;;
+	esac
+	tshark -r "$TMP/cap.pcap" -Y infiniband -T fields -e infiniband.bth.opcode \
+		-e infiniband.bth.psn -e infiniband.bth.destqp \
+		>"$TMP/fields.txt" 2>"$TMP/tshark.err"
+	check "tshark read the capture" test $? -eq 0
+	got=$(awk "$ops" "$TMP/fields.txt" | sort -u | wc -l)
+	check "$name: $got distinct data packets, messages x segments: $want" \
+		test "$got" -eq "$want"
+	check "$name: every RoCE packet has an opcode, a PSN and a QPN" \
+		test -z "$(awk 'NF != 3' "$TMP/fields.txt")"
+	acks=$(awk '$1 == 17' "$TMP/fields.txt" | wc -l)
+	check "$name: acknowledgements on the wire ($acks)" test "$acks" -gt 0
 	;;
 *)
 	echo "unknown case $CASE" >&2
