@@ -35,7 +35,6 @@ CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24
 	--ip=fd00:77::2/64)
 WIRE=$TMP/wire
 EXTRA_BOTH=()		# emulator options for both sides (faults)
-STATS=			# set: each side writes --stats to $TMP/NAME.SIDE.stats
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -56,7 +55,9 @@ wait_listen() { # wait_listen PID PORT
 
 # run_pair NAME [SERVER_EMU_OPTS...] -- COMMAND...: server then client
 # (the client gets 127.0.0.1 appended); both must exit 0.  The timeout only
-# turns a hang into a failure; nothing is asserted about how long it takes.
+# turns a hang into a failure before ctest's own (600 s) would; nothing is
+# asserted about how long it takes (10000 pingpong rounds under ASan on a
+# loaded 2-core machine took over two minutes).
 run_pair() {
 	local name=$1 port spid src crc
 	shift
@@ -64,11 +65,10 @@ run_pair() {
 	while [ "$1" != "--" ]; do extra+=("$1"); shift; done
 	shift
 	port=$(free_port)
-	if [ -n "$STATS" ]; then
-		extra+=(--stats="$TMP/$name.server.stats")
-		client_extra=(--stats="$TMP/$name.client.stats")
-	fi
-	timeout 120 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" \
+	# each side's counters, for the fault checks and for a failure's report
+	extra+=(--stats="$TMP/$name.server.stats")
+	client_extra=(--stats="$TMP/$name.client.stats")
+	timeout 500 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" \
 		"${EXTRA_BOTH[@]}" "${extra[@]}" -- \
 		"$@" -p "$port" >"$TMP/$name.server" 2>&1 &
 	spid=$!
@@ -78,10 +78,13 @@ run_pair() {
 		cat "$TMP/$name.server" >&2
 		return 1
 	fi
-	timeout 120 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+	timeout 500 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
 		"${EXTRA_BOTH[@]}" "${client_extra[@]}" -- \
 		"$@" -p "$port" 127.0.0.1 >"$TMP/$name.client" 2>&1
 	crc=$?
+	# a failed client leaves pingpong's server waiting for ever: end it
+	# (timeout passes the signal on)
+	[ "$crc" -eq 0 ] || kill -TERM "$spid" 2>/dev/null
 	wait "$spid"
 	src=$?
 	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
@@ -93,6 +96,8 @@ run_pair() {
 	cat "$TMP/$name.server" >&2
 	echo "--- client:" >&2
 	cat "$TMP/$name.client" >&2
+	echo "--- server, client --stats:" >&2
+	cat "$TMP/$name.server.stats" "$TMP/$name.client.stats" >&2 2>/dev/null
 	return 1
 }
 
@@ -138,7 +143,6 @@ fault)
 	# with a handshake over its TCP connection.
 	fault=${1:?fault}
 	EXTRA_BOTH=(--fault="$fault")
-	STATS=1
 	shift
 	prog=${1:?program}
 	shift
