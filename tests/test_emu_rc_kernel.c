@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -140,7 +141,7 @@ static int emu_counts(struct mana_emu_counts *out)
 
 /* ---- objects ------------------------------------------------------------------ */
 
-static int fd = -1;
+static int fd = -1, async_fd = -1;
 static bool write_only;		/* --transport=write: no ioctl at all */
 static bool split;		/* --era=split */
 static uint32_t pd;
@@ -163,6 +164,7 @@ static int k_open_dev(const char *dev)
 		ret = uv_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pcmd,
 			       sizeof(pcmd), NULL, 0, sizeof(presp));
 	pd = presp.pd_handle;
+	async_fd = resp.async_fd;
 	return ret;
 }
 
@@ -263,14 +265,23 @@ static int k_rc_create(const struct rc_req *r, struct rc_qp *qp)
 	return ret;
 }
 
-static int k_destroy_qp(uint32_t handle)
+static int k_destroy_qp_events(uint32_t handle, uint32_t *events)
 {
-	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp_resp resp = { .events_reported = 99 };
 	struct ib_uverbs_destroy_qp cmd = { .response = (uintptr_t)&resp,
 					    .qp_handle = handle };
+	int ret;
 
-	return uv_write(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd),
-			NULL, 0, sizeof(resp));
+	ret = uv_write(fd, IB_USER_VERBS_CMD_DESTROY_QP, &cmd, sizeof(cmd),
+		       NULL, 0, sizeof(resp));
+	if (events)
+		*events = resp.events_reported;
+	return ret;
+}
+
+static int k_destroy_qp(uint32_t handle)
+{
+	return k_destroy_qp_events(handle, NULL);
 }
 
 static int k_modify(uint32_t handle, struct ib_uverbs_modify_qp *m)
@@ -945,6 +956,47 @@ static void test_modify_ex(void)
 	CHECK_ERRNO(k_destroy_qp(a.handle), 0);
 }
 
+/* ---- async events ---------------------------------------------------------------- */
+
+static int qp_event(uint32_t qpn, int type)
+{
+	int (*fn)(uint32_t, int) =
+		(typeof(fn))dlsym(RTLD_DEFAULT, MANA_EMU_RC_QP_EVENT_SYM);
+
+	return fn ? fn(qpn, type) : -ENOSYS;
+}
+
+static bool async_readable(void)
+{
+	struct pollfd p = { .fd = async_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* The device's QP-fatal report on the owner's async fd, user handle and all. */
+static void test_events(void)
+{
+	struct rc_qp a = make_qp(6);
+	struct ib_uverbs_async_event_desc d;
+	uint32_t reported = 0;
+
+	CHECK(!async_readable(), "no event yet");
+	CHECK_ERRNO(-qp_event(a.qpn, IBV_EVENT_QP_FATAL), 0);
+	CHECK(read(async_fd, &d, sizeof(d)) == sizeof(d) && d.element == 0xabc &&
+	      d.event_type == IBV_EVENT_QP_FATAL, "QP_FATAL for handle 0x%llx",
+	      (unsigned long long)d.element);
+	CHECK_ERRNO(-qp_event(a.qpn, IBV_EVENT_CQ_ERR), EINVAL);
+	CHECK_ERRNO(-qp_event(a.qpn + 8, IBV_EVENT_QP_FATAL), ENOENT);
+	CHECK_ERRNO(-qp_event(a.qpn, IBV_EVENT_QP_ACCESS_ERR), 0);
+	CHECK_ERRNO(-qp_event(a.qpn, IBV_EVENT_QP_REQ_ERR), 0);
+	CHECK(read(async_fd, &d, sizeof(d)) == sizeof(d) &&
+	      d.event_type == IBV_EVENT_QP_ACCESS_ERR, "QP_ACCESS_ERR");
+	/* two read, one left: destroy reports two and takes the third back */
+	CHECK_ERRNO(k_destroy_qp_events(a.handle, &reported), 0);
+	CHECK(reported == 2, "events_reported %u", reported);
+	CHECK(!async_readable(), "the unread event went with the QP");
+}
+
 /* ---- MRs ------------------------------------------------------------------------------ */
 
 static int k_mr(void *addr, size_t len, uint32_t access,
@@ -1065,6 +1117,7 @@ int main(int argc, char **argv)
 	test_modify_path();
 	test_modify_ex();
 	test_mr();
+	test_events();
 	if (split)
 		test_split();
 	/* a QP left behind goes with the file */

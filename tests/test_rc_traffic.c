@@ -15,6 +15,7 @@
  * Usage: test_rc_traffic [--gid=N] [--only-data]
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +377,26 @@ out:
 	side_fini(&b);
 }
 
+/*
+ * The QP's async event (posted before the requester could see the NAK);
+ * poll() only guards against a hang.
+ */
+static void expect_async(enum ibv_event_type type, struct ibv_qp *qp,
+			 const char *what)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	if (poll(&pfd, 1, 60000) != 1 || ibv_get_async_event(ctx, &ev)) {
+		CHECK(0, "%s: no async event", what);
+		return;
+	}
+	CHECK(ev.event_type == type && ev.element.qp == qp,
+	      "%s: async event %s, want %s", what,
+	      ibv_event_type_str(ev.event_type), ibv_event_type_str(type));
+	ibv_ack_async_event(&ev);
+}
+
 static void test_bad_rkey(void)
 {
 	struct side a = { 0 }, b = { 0 };
@@ -397,6 +418,7 @@ static void test_bad_rkey(void)
 	      qp_state(a.qp));
 	CHECK(qp_state(b.qp) == IBV_QPS_ERR, "rkey: responder state %d",
 	      qp_state(b.qp));
+	expect_async(IBV_EVENT_QP_ACCESS_ERR, b.qp, "responder");
 	/* out of bounds of a good MR, and READ without the right */
 out:
 	side_fini(&a);

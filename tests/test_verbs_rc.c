@@ -13,6 +13,7 @@
  *                           nothing posted
  *   test_verbs_rc threads   one thread posts, another polls
  *   test_verbs_rc events    completion channel: req_notify_cq + events
+ * A second argument --dev=NAME picks the device (the split era's RNIC).
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -92,6 +93,25 @@ static int drain_extra(struct ibv_cq *cq)
 		usleep(1000);
 	}
 	return total;
+}
+
+static const char *dev_name;	/* --dev=NAME, else the first MANA device */
+
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n;
+
+	if (!dev_name)
+		return emu_open_mana();
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
 }
 
 static int find_gid(struct env *e)
@@ -218,7 +238,7 @@ static int env_open(struct env *e, bool ex, uint32_t inl, uint32_t psn0,
 
 	memset(e, 0, sizeof(*e));
 	e->ex = ex;
-	e->ctx = emu_open_mana();
+	e->ctx = open_dev();
 	CHECK(e->ctx, "open the emulated mana device");
 	if (!e->ctx)
 		return -1;
@@ -1127,6 +1147,9 @@ out:
 int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "";
+
+	if (argc > 2 && !strncmp(argv[2], "--dev=", 6))
+		dev_name = argv[2] + 6;
 
 	if (!strcmp(which, "ops"))
 		case_ops();

@@ -539,13 +539,19 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	struct emu_rc_qp_hw *qp;
 	struct roce_pkt p;
 
+	if (!rc.nqps)
+		return false;
 	if (!roce_frame_is_roce(f, len))
-		return rc.nqps ? rc_neigh_rx(port, f, len) : false;
+		return rc_neigh_rx(port, f, len);
+	/*
+	 * Only a valid packet for one of our QPs is the RNIC's: other UDP to
+	 * 4791 (raw-queue traffic, DPDK tests) stays on the Ethernet path.
+	 */
 	if (roce_decode(f, len, &p))
-		return true;	/* the RNIC drops a bad RoCE packet */
+		return false;
 	qp = rc_qp_by_qpn(p.dqpn);
 	if (!qp || qp->port != port)
-		return true;
+		return false;
 	if (qp->state == EMU_RC_RESET || qp->state == EMU_RC_INIT ||
 	    qp->state == EMU_RC_ERR)
 		return true;

@@ -21,7 +21,7 @@
 #define RC_BURST	32	/* packets a QP sends per round */
 #define RC_ARMS		64	/* pending arm doorbells per QP */
 #define RC_ACK_EVERY	64	/* A bit within long messages */
-#define RC_MSG_MAX	(1u << 31)	/* max_msg_sz is 16 MiB; a sane bound */
+#define RC_MSG_MAX	(16u << 20)	/* max_msg_sz of the port */
 
 /* One of the QP's user rings (byte positions are free-running). */
 struct rc_ring {
@@ -96,6 +96,7 @@ struct emu_rc_qp_hw {
 	uint32_t acked;			/* highest PSN acknowledged */
 	uint32_t msn_seen;		/* the responder's last MSN */
 	uint8_t retry_left, rnr_left;
+	uint8_t backoff;		/* timer expiries without progress */
 	uint64_t timer_ns;		/* 0: none */
 	bool rnr_wait;			/* timer_ns is the RNR wait */
 	uint32_t arm[RC_ARMS];

@@ -24,7 +24,7 @@
 #define ICMP6_NS	135
 #define ICMP6_NA	136
 #define NS_LEN		32	/* type..target + one link-layer option */
-#define RESOLVE_TRIES	20	/* every 100 ms: 2 s in all */
+#define RESOLVE_TRIES	40	/* every 100 ms: 4 s (a loaded host is slow) */
 
 static struct {
 	struct {

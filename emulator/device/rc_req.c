@@ -39,6 +39,7 @@ void rc_req_reset(struct emu_rc_qp_hw *qp)
 	qp->rnr_wait = false;
 	qp->n_arm = 0;
 	qp->msn_seen = 0;
+	qp->backoff = 0;
 }
 
 /* The PSN the send cursor points at. */
@@ -67,10 +68,19 @@ static uint32_t reads_out(struct emu_rc_qp_hw *qp)
 	return n;
 }
 
+/*
+ * Each expiry without progress doubles the next wait (up to 32 times, at
+ * most 2 s): the emulated wire stalls for as long as the host does not
+ * schedule the peer's device thread (seconds on a loaded machine), which
+ * real hardware never sees; retry_cnt still counts every expiry.
+ */
 static void timer_restart(struct emu_rc_qp_hw *qp)
 {
 	uint64_t t = rc_timeout_ns(qp->attr.timeout);
 
+	t <<= qp->backoff < 5 ? qp->backoff : 5;
+	if (t > 2000000000ull)
+		t = 2000000000ull;
 	qp->rnr_wait = false;
 	qp->timer_ns = t && qp->m_cnt ? rc_now_ns() + t : 0;
 }
@@ -186,6 +196,12 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 		corrupted(qp, o.psn, o.wqe_type);
 		return false;
 	}
+	/* rdma-core puts the path MTU in client_data_unit */
+	if (w.hdr.client_data_unit != qp->mtu) {
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_MTU_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
+	}
 	m->wqe_pos = sq->head;
 	m->type = o.wqe_type;
 	m->solicited = o.solicited;
@@ -205,6 +221,11 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 	if (m->type == MANA_WQE_READ) {
 		m->len = o.dma_len;
 		m->nsge = 0;
+	}
+	if (m->len > RC_MSG_MAX) {	/* over max_msg_sz */
+		rc_error_cqe(qp, true, MANA_VERR_TX_RDMA_WQE_LEN_ERR, o.psn, 0,
+			     o.wqe_type);
+		return false;
 	}
 	m->npkts = rc_npkts(m->len, qp->mtu);
 	if (m->type == MANA_WQE_READ && fetch_read_dest(qp, m)) {
@@ -361,6 +382,7 @@ static void ack_upto(struct emu_rc_qp_hw *qp, uint32_t psn)
 		progress = true;	/* also within a long message */
 	}
 	if (progress) {
+		qp->backoff = 0;
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
 		if (!qp->rnr_wait)	/* a late ACK does not end the wait */
@@ -496,6 +518,7 @@ static void on_read_resp(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	m->rd_next = roce_psn_add(m->rd_next, 1);
 	/* forward progress: the retry budget and the timer start over */
 	m->rd_reissued = false;
+	qp->backoff = 0;
 	qp->retry_left = qp->attr.retry_cnt;
 	timer_restart(qp);
 	if (fl & ROCE_F_AETH)
@@ -539,6 +562,7 @@ void rc_req_timer(struct emu_rc_qp_hw *qp)
 		return;
 	}
 	qp->retry_left--;
+	qp->backoff++;
 	qp->st.retransmits++;
 	rewind_to(qp, roce_psn_add(qp->acked, 1));
 	timer_restart(qp);

@@ -30,6 +30,7 @@
 #include "emulator/core/gid.h"
 #include "emulator/device/device.h"
 #include "emulator/device/rc.h"
+#include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 
 #define RC_PORT 1			/* the RoCE port (gid.h) */
@@ -73,12 +74,47 @@ void emu_rnic_cq_destroy(struct emu_cq *cq)
 
 /* ---- create / destroy ------------------------------------------------------- */
 
+/* The device's QP-fatal report (device/rc.h), as mana_ib passes it on. */
 static void rc_qp_event(void *kernel_qp, int ibv_event_type)
 {
 	struct emu_qp *qp = kernel_qp;
 
 	emu_post_qp_event(qp->obj.ctx, qp, qp->rc->user_handle,
 			  ibv_event_type);
+}
+
+static struct emu_qp *rc_qp_by_num(uint32_t qpn)
+{
+	struct emu_ucontext *ctx;
+	struct emu_qp *qp;
+	uint32_t h;
+
+	for (ctx = kernel_contexts; ctx; ctx = ctx->next) {
+		for (h = 0; h < ctx->nhandles; h++) {
+			qp = (struct emu_qp *)ctx->handles[h];
+			if (qp && qp->obj.type == EMU_OBJ_QP && qp->rc &&
+			    qp->qp_num == qpn)
+				return qp;
+		}
+	}
+	return NULL;
+}
+
+EMU_EXPORT int mana_emu_rc_qp_event(uint32_t qpn, int event_type)
+{
+	struct emu_qp *qp;
+	int ret = -EINVAL;
+
+	if (event_type != IBV_EVENT_QP_FATAL &&
+	    event_type != IBV_EVENT_QP_REQ_ERR &&
+	    event_type != IBV_EVENT_QP_ACCESS_ERR)
+		return ret;
+	pthread_mutex_lock(&emu.lock);
+	qp = rc_qp_by_num(qpn);
+	if (qp)
+		rc_qp_event(qp, event_type);
+	pthread_mutex_unlock(&emu.lock);
+	return qp ? 0 : -ENOENT;
 }
 
 static void rc_qp_release(struct emu_obj *obj)

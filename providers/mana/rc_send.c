@@ -225,6 +225,11 @@ static int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			 (unsigned long long)*len, RC_MAX_MSG);
 		return EINVAL;
 	}
+	if (wr->opcode == IBV_WR_RDMA_READ && wr->num_sge > (int)MANA_MAX_RX_SGE) {
+		mana_err(ibctx, "an RDMA read lands in a receive WQE: at most %u SGEs, not %d",
+			 MANA_MAX_RX_SGE, wr->num_sge);
+		return EINVAL;
+	}
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (wr->opcode == IBV_WR_RDMA_READ) {
 			mana_err(ibctx, "IBV_SEND_INLINE with RDMA read");
