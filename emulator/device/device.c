@@ -392,7 +392,8 @@ static bool device_work(void)
 	n += run_sqs();
 	n += poll_backends();
 	n += drain_rxq();
-	n += emu_rc_work();
+	if (emu_rc_nqps)
+		n += emu_rc_work();
 	coalesce_flush_all();
 	/* SQs with work left mean another round at once, unless fatal */
 	return n > 0 || (dev.sq_head && !dev.fatal);
@@ -441,7 +442,7 @@ static void *device_main(void *arg)
 		}
 		if (device_should_exit())
 			break;
-		sleep_ms = emu_rc_sleep_ms(SLEEP_MS);	/* RC timers */
+		sleep_ms = emu_rc_nqps ? emu_rc_sleep_ms(SLEEP_MS) : SLEEP_MS;
 		pthread_mutex_unlock(&emu.lock);
 		if (!busy)
 			device_sleep(sleep_ms);
@@ -1331,7 +1332,7 @@ static void rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	struct emu_frame fr;
 	struct emu_hwq *rq;
 
-	if (!dev.fatal && emu_rc_rx(port, in, len))
+	if (emu_rc_nqps && !dev.fatal && emu_rc_rx(port, in, len))
 		return;		/* RoCEv2: the RNIC's */
 	if (dev.fatal || !v->rss_qp || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
@@ -1447,7 +1448,8 @@ static void handle_doorbell(const struct trap_event *ev)
 	if (gdma_doorbell_kind_at(ev->offset, &kind, &is_short) ||
 	    ev->width != (is_short ? 4u : 8u))
 		return bad_doorbell(ev, "no doorbell at this offset and width");
-	if (!is_short && ctx && !dev.fatal && emu_rc_doorbell(ctx, kind, ev->value))
+	if (emu_rc_nqps && !is_short && ctx && !dev.fatal &&
+	    emu_rc_doorbell(ctx, kind, ev->value))
 		return;		/* an RC QP's queue */
 	if (!db_queue_type(kind))
 		return bad_doorbell(ev, "RQ client, DIM and EQ doorbells are "

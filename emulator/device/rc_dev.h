@@ -52,6 +52,9 @@ void emu_dev_kick(void);
 
 /* ---- engine hooks (rc_engine.c) ---- */
 
+/* RC QPs alive: the hooks below are only worth a call when nonzero. */
+extern unsigned int emu_rc_nqps;
+
 /*
  * A 64-bit doorbell @value at a @kind of offset rung on @ctx's page: true
  * if it named one of the engine's queues (then it is handled).

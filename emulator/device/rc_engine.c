@@ -34,11 +34,12 @@
 #define QP_HASH		256
 #define RETIRED_MAX	4096
 
+unsigned int emu_rc_nqps;
+
 static struct {
 	struct emu_rc_qp_hw *list;
 	struct emu_rc_qp_hw *hash[QP_HASH];
 	uint32_t next_base;		/* offset of the next id pair */
-	unsigned int nqps;
 	/* wire faults */
 	uint64_t roce_tx;		/* RoCE packets offered to the wire */
 	uint64_t rng;			/* the faults' pseudo-random sequence */
@@ -324,7 +325,7 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 	rc.list = qp;
 	qp->hash_next = rc.hash[qp->qpn % QP_HASH];
 	rc.hash[qp->qpn % QP_HASH] = qp;
-	rc.nqps++;
+	emu_rc_nqps++;
 	*out = qp;
 	return 0;
 }
@@ -478,7 +479,7 @@ void emu_rc_qp_hw_destroy(struct emu_rc_qp_hw *qp)
 			*pp = qp->hash_next;
 			break;
 		}
-	rc.nqps--;
+	emu_rc_nqps--;
 	qp_retire(qp);
 	free(qp->msgs);
 	free(qp);
@@ -506,7 +507,7 @@ bool emu_rc_doorbell(struct emu_ucontext *ctx, unsigned int kind,
 	struct gdma_doorbell db;
 	struct emu_rc_qp_hw *qp;
 
-	if (!rc.nqps || (kind != GDMA_DB_SQ && kind != GDMA_DB_RQ &&
+	if (!emu_rc_nqps || (kind != GDMA_DB_SQ && kind != GDMA_DB_RQ &&
 			 kind != GDMA_DB_RQ_CLIENT))
 		return false;
 	if (gdma_doorbell_decode(kind, value, &db))
@@ -539,7 +540,7 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	struct emu_rc_qp_hw *qp;
 	struct roce_pkt p;
 
-	if (!rc.nqps)
+	if (!emu_rc_nqps)
 		return false;
 	if (!roce_frame_is_roce(f, len))
 		return rc_neigh_rx(port, f, len);
@@ -572,7 +573,7 @@ unsigned int emu_rc_work(void)
 	unsigned int n = 0;
 	uint64_t now;
 
-	if (!rc.nqps)
+	if (!emu_rc_nqps)
 		return 0;
 	now = rc_now_ns();
 	for (qp = rc.list; qp; qp = qp->next) {
@@ -593,7 +594,7 @@ int emu_rc_sleep_ms(int max_ms)
 	struct emu_rc_qp_hw *qp;
 	uint64_t now, next = 0;
 
-	if (!rc.nqps)
+	if (!emu_rc_nqps)
 		return max_ms;
 	for (qp = rc.list; qp; qp = qp->next)
 		if (qp->timer_ns && (!next || qp->timer_ns < next))
