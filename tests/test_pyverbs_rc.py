@@ -19,7 +19,7 @@ import unittest
 import pyverbs.device as d
 import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ, CQEX, CqInitAttrEx, PollCqAttr
+from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx, PollCqAttr
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
@@ -612,6 +612,51 @@ class RCTraffic(unittest.TestCase):
         self.assertEqual([w.wr_id for w in wcs], list(range(10, 10 + posted)))
         self.assertTrue(all(w.status == e.IBV_WC_SUCCESS for w in wcs))
         self.assertEqual(poll(a.cq, limit=QUIET), [])
+
+    def test_rnr_then_receive(self):
+        # rnr_retry 7 is infinite: the send waits (RNR NAKs, min_rnr_timer)
+        # until the receive is posted, then completes with its data
+        a, b = self.pair()
+        data = self.pattern(a, 99)
+        self.post_send(a, 1, e.IBV_WR_SEND)
+        self.assertEqual(poll(a.cq, limit=QUIET), [], 'no completion without a receive')
+        self.post_recv(b, 2)
+        self.expect_wc(a.cq, 1, opcode=e.IBV_WC_SEND)
+        wc = self.expect_wc(b.rcq, 2, opcode=e.IBV_WC_RECV)
+        self.assertEqual(wc.byte_len, SIZE)
+        self.assertEqual(b.mr.read(SIZE, 0), data)
+
+    def test_completion_channel(self):
+        # an armed receive CQ raises one event on its channel at the next
+        # completion; ibv_get_cq_event blocks until then
+        ch = CompChannel(self.ctx)
+        rcq = CQ(self.ctx, 2 * DEPTH, None, ch, 0)
+        cap = QPCap(max_send_wr=DEPTH, max_recv_wr=DEPTH)
+        a = self.side()
+        b = self.side()
+        b.qp.close()
+        b.rcq.close()
+        b.rcq = rcq
+        b.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=b.cq,
+                                      rcq=rcq, cap=cap, sq_sig_all=0))
+        self.connect(a, b)
+        try:
+            for i in range(3):
+                rcq.req_notify()
+                self.post_recv(b, 10 + i)
+                self.post_send(a, i, e.IBV_WR_SEND_WITH_IMM, imm=i, length=64)
+                ch.get_cq_event(rcq)
+                rcq.ack_events(1)
+                wc = self.expect_wc(rcq, 10 + i, opcode=e.IBV_WC_RECV)
+                self.assertEqual(wc.imm_data, i)
+                self.expect_wc(a.cq, i)
+        finally:
+            b.qp.close()
+            rcq.close()
+            ch.close()
+            self.sides.remove(b)
+            b.mr.close()
+            b.cq.close()
 
 
 if __name__ == '__main__':
