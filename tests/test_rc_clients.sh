@@ -17,6 +17,8 @@
 #                          fault FAULT (--fault=) on both sides
 #   pyverbs FAULT TESTS    tests/test_pyverbs_rc.py's data tests TESTS (a
 #                          pytest -k expression) on one VM under FAULT
+#   with EMU_OPTION CASE [ARGS...]
+#                          CASE with one more mana-emu option on both VMs
 set -u
 BUILD=${1:?build dir}
 CASE=${2:?case}
@@ -124,6 +126,12 @@ perftest() { # perftest PROG ARGS...
 	tail -2 "$TMP/$prog.client"
 }
 
+while [ "$CASE" = with ]; do
+	EXTRA_BOTH+=("${1:?emulator option}")
+	CASE=${2:?case}
+	shift 2
+done
+
 case $CASE in
 pingpong)
 	pingpong "$@"
@@ -142,7 +150,7 @@ fault)
 	# retry counter exceeded" -- on real hardware too.  perftest closes
 	# with a handshake over its TCP connection.
 	fault=${1:?fault}
-	EXTRA_BOTH=(--fault="$fault")
+	EXTRA_BOTH+=(--fault="$fault")
 	shift
 	prog=${1:?program}
 	shift
