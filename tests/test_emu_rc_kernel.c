@@ -539,6 +539,46 @@ static void test_cq(void)
 	      cqid == UINT32_MAX, "gone with the CQ");
 }
 
+/*
+ * Single era: a raw packet QP may use an RNIC CQ; it gets a hardware CQ of
+ * its own on the same buffer (the mid-era kernel made a second one), whose
+ * id the QP response carries.
+ */
+static void test_raw_on_rnic_cq(void)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct mana_ib_create_qp_resp drv;
+	} resp = {};
+	struct ib_uverbs_create_qp raw = {
+		.response = (uintptr_t)&resp, .pd_handle = pd,
+		.max_send_wr = 16, .max_send_sge = 1,
+		.qp_type = IBV_QPT_RAW_PACKET,
+	};
+	struct mana_ib_create_qp u = {
+		.sq_buf_addr = (uintptr_t)mem + 280 * PAGE,
+		.sq_buf_size = 4 * PAGE, .port = 1,
+	};
+	struct mana_emu_queue_info q;
+	uint32_t cq, cqid = 0;
+
+	CHECK_ERRNO(k_cq(64, mem + 270 * PAGE, true, &cq, &cqid), 0);
+	raw.send_cq_handle = raw.recv_cq_handle = cq;
+	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_CREATE_QP, &raw, sizeof(raw),
+			     &u, sizeof(u), sizeof(resp)), 0);
+	CHECK(resp.drv.cqid && resp.drv.cqid != UINT32_MAX &&
+	      resp.drv.cqid != cqid, "raw QP cqid %u, RNIC cqid %u",
+	      resp.drv.cqid, cqid);
+	CHECK(!emu_queue(MANA_EMU_QUEUE_CQ, cqid, &q) &&
+	      !emu_queue(MANA_EMU_QUEUE_CQ, resp.drv.cqid, &q) &&
+	      q.buf_addr == (uintptr_t)(mem + 270 * PAGE),
+	      "both hardware CQs on the one buffer");
+	CHECK_ERRNO(k_destroy_qp(resp.core.qp_handle), 0);
+	CHECK(emu_queue(MANA_EMU_QUEUE_CQ, resp.drv.cqid, &q) == -ENOENT,
+	      "the raw QP's CQ went with it");
+	CHECK_ERRNO(k_destroy_cq(cq), 0);
+}
+
 /* ---- RC QP create ---------------------------------------------------------------- */
 
 static uint32_t scq, rcq, eth_cq;
@@ -1117,6 +1157,8 @@ int main(int argc, char **argv)
 	test_modify_path();
 	test_modify_ex();
 	test_mr();
+	if (!split)
+		test_raw_on_rnic_cq();
 	test_events();
 	if (split)
 		test_split();

@@ -4,7 +4,8 @@
 # The RDMA side of the emulated VM through Debian's tools: the GIDs in
 # ibv_devinfo -v (our provider and the distribution's, ioctl and write),
 # the addresses in `ip addr`, and both kernel eras' devices in
-# ibv_devinfo and `rdma link`.  Usage: test_emu_rdma_devinfo.sh BUILD_DIR
+# ibv_devinfo and `rdma link`, and ibv_rc_pingpong on the split era's
+# mana_0.  Usage: test_emu_rdma_devinfo.sh BUILD_DIR
 set -u
 BUILD=${1:?build dir}
 EMU="$BUILD/bin/mana-emu"
@@ -65,6 +66,20 @@ run rdma_link 0 -- "$EMU" --era=split --ports=2 -- rdma link
 expect "rdma link manae_0/2" "$TMP/rdma_link.out" '^link manae_0/2 .* netdev enP30832s1d1'
 expect "rdma link mana_0/1" "$TMP/rdma_link.out" '^link mana_0/1 .* netdev enP30832s1'
 expect_not "rdma link no mana_0/2" "$TMP/rdma_link.out" 'mana_0/2'
+
+# split era traffic: Debian's ibv_rc_pingpong on mana_0 (uverbs1) of two
+# emulated VMs joined by a socket: wire, with our provider
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+timeout 120 "$EMU" --era=split --netdev-up --backend=socket:"$TMP/sw" \
+	--ip=10.2.0.1/24 -- ibv_rc_pingpong -d mana_0 -p "$port" --chk -g 1 \
+	-n 100 >"$TMP/pp_srv.out" 2>&1 &
+srv=$!
+sleep 0.5
+run pp_cli 0 -- timeout 120 "$EMU" --era=split --netdev-up \
+	--backend=socket:"$TMP/sw" --mac=00:0d:3a:00:10:01 --ip=10.2.0.2/24 -- \
+	ibv_rc_pingpong -d mana_0 -p "$port" --chk -g 1 -n 100 127.0.0.1
+wait $srv && ok || { fail "split-era pingpong server"; cat "$TMP/pp_srv.out" >&2; }
+expect "split-era pingpong" "$TMP/pp_cli.out" '100 iters in'
 
 # usage errors name the option
 run bad_ip 2 -- "$EMU" --ip=10.1.2.3 -- true
