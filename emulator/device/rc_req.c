@@ -252,9 +252,16 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 	p.opcode = (uint8_t)op;
 	p.psn = roce_psn_add(m->psn, i);
 	if (m->type == MANA_WQE_READ) {
-		/* again after a loss: only what has not arrived (IBA 9.4.4) */
-		off = (uint32_t)roce_psn_diff(m->rd_next, m->psn) * qp->mtu;
-		p.psn = m->rd_next;
+		/*
+		 * again after a loss: only what has not arrived (IBA 9.4.4);
+		 * a READ whose responses all came (a go-back-N rewind to an
+		 * earlier READ passes over it) asks for its last one again,
+		 * whose AETH retires it -- not for zero bytes at the PSN
+		 * after it, which belongs to the next message
+		 */
+		p.psn = roce_psn_diff(m->rd_next, msg_last_psn(m)) > 0 ?
+			msg_last_psn(m) : m->rd_next;
+		off = (uint32_t)roce_psn_diff(p.psn, m->psn) * qp->mtu;
 		p.va = m->va + off;
 		p.rkey = m->rkey;
 		p.dma_len = m->len - off;
@@ -481,12 +488,15 @@ static void on_read_resp(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 		return;
 	}
 	if (p->psn != m->rd_next) {
-		/* a gap: ask for the rest once; duplicates are dropped */
+		/* a gap: ask for the rest once */
 		if (roce_psn_diff(p->psn, m->rd_next) > 0 && !m->rd_reissued) {
 			m->rd_reissued = true;
 			qp->st.retransmits++;
 			rewind_to(qp, m->psn);
 		}
+		/* a duplicate's data is dropped; its AETH still acknowledges */
+		if (roce_psn_diff(p->psn, m->rd_next) < 0 && (fl & ROCE_F_AETH))
+			on_aeth(qp, p);
 		return;
 	}
 	idx = (uint32_t)roce_psn_diff(p->psn, m->psn);
