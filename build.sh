@@ -69,7 +69,9 @@ configure_and_build() {
 run_tests() { # run_tests DIR [CTEST ARGS...]
 	local dir=$1
 	shift
-	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600 "$@"
+	# tests wait on wires, sockets and peers: two at a time keep both cores busy
+	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600 \
+		-j "$(nproc)" "$@"
 }
 
 ensure_build_deps() {
