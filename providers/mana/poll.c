@@ -350,7 +350,7 @@ static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 			return 0;
 		}
 		if (owner != cq->owner_bits) {
-			atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+			mana_cq_set_overrun(cq);
 			return -1;
 		}
 		atomic_thread_fence(memory_order_acquire);
@@ -398,7 +398,7 @@ static void cq_maybe_ring(struct mana_cq *cq)
 
 static inline bool cq_overrun(struct mana_cq *cq)
 {
-	return atomic_load_explicit(&cq->overrun, memory_order_relaxed);
+	return mana_cq_overrun(cq);
 }
 
 static void overflow_error(struct mana_cq *cq)
@@ -516,13 +516,12 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct mana_wc c;
 	int n, ret = 0;
 
-	/* RNIC CQs of RC QPs complete elsewhere (rc_poll.c) */
-	if (mana_unlikely(cq->rc))
-		return mana_rc_poll_cq(cq, num_entries, wc);
 	if (num_entries <= 0)
-		return 0;
-	if (mana_unlikely(cq_overrun(cq)))
-		return -1;	/* logged when it was found */
+		return cq->rc ? mana_rc_poll_cq(cq, num_entries, wc) : 0;
+	/* one test for both: RC QPs complete in rc_poll.c; an overrun fails */
+	if (mana_unlikely(atomic_load_explicit(&cq->slow, memory_order_relaxed)))
+		return cq->rc ? mana_rc_poll_cq(cq, num_entries, wc) :
+				-1;	/* logged when it was found */
 	cq_lock(cq);
 	n = cq->rq ? rx_batch(cq, wc, num_entries) : 0;
 	while (n < num_entries) {
@@ -581,7 +580,7 @@ void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 		 * many laps (owner bits alias at 8): the CQ is broken for good.
 		 */
 		cq = to_mcq(event->element.cq);
-		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+		mana_cq_set_overrun(cq);
 		overflow_error(cq);
 		return;
 	}

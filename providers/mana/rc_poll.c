@@ -53,7 +53,7 @@ static int cq_fetch(struct mana_cq *cq, const uint8_t **out)
 	if (owner == ((cq->owner_bits - lap_bit) & all))
 		return CQ_EMPTY;
 	if (owner != cq->owner_bits) {
-		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+		mana_cq_set_overrun(cq);
 		return CQ_OVERRUN;
 	}
 	atomic_thread_fence(memory_order_acquire);
@@ -371,7 +371,7 @@ int mana_rc_poll_cq(struct mana_cq *cq, int num_entries, struct ibv_wc *wc)
 
 	if (num_entries <= 0)
 		return 0;
-	if (atomic_load_explicit(&cq->overrun, memory_order_relaxed))
+	if (mana_cq_overrun(cq))
 		return -1;
 	rc_cq_lock(cq);
 	n = poll_locked(cq, num_entries, wc);
@@ -404,7 +404,7 @@ static int rc_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
-	if (atomic_load_explicit(&cq->overrun, memory_order_relaxed))
+	if (mana_cq_overrun(cq))
 		return EOVERFLOW;
 	rc_cq_lock(cq);
 	ret = ex_fetch(cq);

@@ -47,7 +47,7 @@ static void cq_attach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
 		cq->rc_recv_qps = qp;
 	}
 	if (!cq->rc) {
-		cq->rc = true;
+		mana_cq_set_rc(cq, true);
 		mana_rc_cq_init_ex_ops(cq);
 	}
 	atomic_store(&cq->bound, true);
@@ -74,7 +74,7 @@ static void cq_detach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
 	}
 	/* no RC QP left: the CQ may serve a raw queue again */
 	if (!cq->rc_send_qps && !cq->rc_recv_qps) {
-		cq->rc = false;
+		mana_cq_set_rc(cq, false);
 		mana_cq_init_ops(cq);
 		atomic_store(&cq->bound, false);
 	}

@@ -367,6 +367,22 @@ static int post_general(struct mana_qp *qp, struct mana_cursor *c,
 		      wr->num_sge, wr->wr_id);
 }
 
+/* Not a raw send QP: an RC QP posts in rc_send.c, an RSS QP cannot send. */
+static int post_not_raw(struct mana_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	if (qp->kind == MANA_QP_RC)
+		return mana_rc_post_send(&qp->vqp.qp, wr, bad_wr);
+	if (!wr) {
+		if (bad_wr)
+			*bad_wr = NULL;
+		return EINVAL;
+	}
+	mana_err(qp->vqp.qp.context, "an RSS QP cannot send");
+	*bad_wr = wr;
+	return EINVAL;
+}
+
 static int post_check(struct mana_qp *qp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr)
 {
@@ -375,11 +391,6 @@ static int post_check(struct mana_qp *qp, struct ibv_send_wr *wr,
 	if (!wr) {
 		if (bad_wr)
 			*bad_wr = NULL;
-		return EINVAL;
-	}
-	if (qp->kind != MANA_QP_RAW_SQ) {
-		mana_err(ibctx, "an RSS QP cannot send");
-		*bad_wr = wr;
 		return EINVAL;
 	}
 	if (mana_ctx_fatal(ibctx)) {
@@ -399,9 +410,9 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint64_t oob;
 	int ret;
 
-	/* RC QPs post elsewhere (rc_send.c): one test, before the raw path */
-	if (mana_unlikely(qp->kind == MANA_QP_RC))
-		return mana_rc_post_send(ibqp, wr, bad_wr);
+	/* the one test the raw path makes of the QP's kind */
+	if (mana_unlikely(qp->kind != MANA_QP_RAW_SQ))
+		return post_not_raw(qp, wr, bad_wr);
 	ret = post_check(qp, wr, bad_wr);
 	if (ret)
 		return ret;
