@@ -27,7 +27,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev
 	python3 python3-pyverbs python3-pytest
 	pandoc man-db
-	tshark iproute2 valgrind
+	tshark iproute2 valgrind perftest
 )
 # ./build.sh deb: the packaging tools; the build dependencies themselves
 # come from debian/control (apt-get build-dep).  pkgtest also: mmdebstrap.
@@ -69,7 +69,9 @@ configure_and_build() {
 run_tests() { # run_tests DIR [CTEST ARGS...]
 	local dir=$1
 	shift
-	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600 "$@"
+	# tests wait on wires, sockets and peers: two at a time keep both cores busy
+	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600 \
+		-j "$(nproc)" "$@"
 }
 
 ensure_build_deps() {

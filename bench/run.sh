@@ -92,3 +92,154 @@ for q in 1 4; do
 		printf "  %-6s %-6s %12s %12s %16s\n" "$q" "$size" "$fps" "$ipf" "$spf"
 	done
 done
+
+# 4. RC queue pairs (issue 12): two RC QPs of one process connected over the
+#    loopback wire (bench_rc.c), 64-byte RDMA WRITE and SEND+RECV in bursts
+#    of 32, the last signaled.  Instructions per operation as in 1. (only
+#    bench_rc's own post/poll functions, the trap's entry excluded), then
+#    operations/s with the device running freely.
+RC_EMU=("$EMU" --netdev-up --ip=10.0.0.1/24)
+RC_BURSTS=1000
+COLLECT=""
+for fn in wv_post wv_poll sv_post sv_poll wx_post wx_poll sx_post sx_poll; do
+	COLLECT="$COLLECT --toggle-collect=$fn"
+done
+COLLECT="$COLLECT --toggle-collect=mana_trap_entry"
+"${RC_EMU[@]}" -- valgrind --tool=callgrind $VG_TRAP --collect-atstart=no $COLLECT \
+	--callgrind-out-file="$OUT/rc.%p" "$BUILD/bin/bench_rc" --callgrind \
+	--bursts=$RC_BURSTS >"$OUT/rc.log" 2>&1 || { cat "$OUT/rc.log" >&2; exit 1; }
+echo
+grep '^profile' "$OUT/rc.log"
+declare -A rcir
+for f in "$OUT"/rc.*; do
+	mode=$(sed -n 's/^desc: Trigger: Client Request: rc-\(..\)$/\1/p' "$f")
+	[ -n "$mode" ] || continue
+	rcir[$mode]=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
+done
+for m in wv sv wx sx; do
+	[ -n "${rcir[$m]:-}" ] || { echo "no profile for rc-$m" >&2; exit 1; }
+done
+echo
+echo "RC: instructions per operation (64 B, bursts of 32, signaled every 32, callgrind, emulator excluded)"
+awk -v wv="${rcir[wv]}" -v sv="${rcir[sv]}" -v wx="${rcir[wx]}" -v sx="${rcir[sx]}" \
+	-v n=$((RC_BURSTS * 32)) -v a="${ir[a]}" -v fr="$frames" 'BEGIN {
+	a /= fr
+	printf "  RDMA WRITE, ibv_post_send + ibv_poll_cq                  %7.1f  (%.2f x raw (a))\n", wv / n, wv / n / a
+	printf "  SEND+RECV,  ibv_post_recv + ibv_post_send + ibv_poll_cq  %7.1f  (%.2f x raw (a))\n", sv / n, sv / n / a
+	printf "  RDMA WRITE, ibv_wr_* + ibv_start_poll                    %7.1f  (%.2f x raw (a))\n", wx / n, wx / n / a
+	printf "  SEND+RECV,  ibv_post_recv + ibv_wr_* + ibv_start_poll    %7.1f  (%.2f x raw (a))\n", sx / n, sx / n / a
+}'
+echo
+echo "RC: operations/s in one process (loopback, emulator included, ${SECS}s per mode)"
+"${RC_EMU[@]}" -- "$BUILD/bin/bench_rc" --seconds="$SECS"
+
+# 5. perftest between two emulated VMs (two mana-emu processes joined by a
+#    socket: wire, -x 1 = the IPv4 RoCE v2 GID) against the raw-packet path
+#    over the same kind of wire in the same run: mana-pktgen --mode=send in
+#    one process, --mode=recv in the other.  perftest reports its own rates
+#    (setup excluded); the raw rate is (N - 1000) frames over the time of an
+#    N-frame run minus a 1000-frame run, as bench/compare.sh does.
+if ! command -v ib_write_bw >/dev/null || ! command -v ib_send_bw >/dev/null; then
+	echo
+	echo "perftest not installed (apt-get install perftest): section 5 skipped"
+	exit 0
+fi
+PT_PORT=$((20000 + $$ % 20000))
+
+# vm_pair NAME SERVER-CMD... -- CLIENT-CMD...: each under its own mana-emu
+vm_pair() {
+	local name=$1 wire="$OUT/$1.wire" srv=() cli=() spid i rc=0
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	rm -f "$wire"
+	"$EMU" --backend=socket:"$wire" --ip=10.0.0.1/24 --mac=00:0d:3a:00:00:01 \
+		--netdev-up -- "${srv[@]}" >"$OUT/$name.srv" 2>&1 &
+	spid=$!
+	# the server owns the wire before the client joins (at most 60 s)
+	for i in $(seq 1200); do
+		[ -S "$wire" ] || ! kill -0 "$spid" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$EMU" --backend=socket:"$wire" --ip=10.0.0.2/24 --mac=00:0d:3a:00:00:02 \
+		--netdev-up -- "${cli[@]}" >"$OUT/$name.cli" 2>&1 || rc=1
+	wait "$spid" || rc=1
+	PT_PORT=$((PT_PORT + 1))
+	if [ $rc != 0 ]; then
+		echo "bench: $name failed:" >&2
+		cat "$OUT/$name.srv" "$OUT/$name.cli" >&2
+	fi
+	return $rc
+}
+
+# perftest TOOL SIZE ITERS -> "Mmsg/s MB/s" (perftest's MsgRate and BW average)
+perftest() {
+	local tool=$1 size=$2 iters=$3 name="pt_$1_$2"
+	vm_pair "$name" "$tool" -d mana_0 -x 1 -s "$size" -n "$iters" -p "$PT_PORT" -- \
+		"$tool" -d mana_0 -x 1 -s "$size" -n "$iters" -p "$PT_PORT" 127.0.0.1 || return 1
+	awk -v s="$size" '$1 == s && NF == 5 { print $5, $4; found = 1 }
+		END { exit !found }' "$OUT/$name.cli"
+}
+
+# raw_secs SIZE FRAMES -> "SECONDS RECEIVED": a mana-pktgen send -> recv run
+# over socket:.  The raw path may drop frames (no receive buffer posted in
+# time); the receiver then stops 1 s after its last frame, a second that is
+# not counted.
+raw_secs() {
+	local size=$1 n=$2 t0 t1 got name="raw_$1_$2" spid i rc=0
+	t0=$(date +%s.%N)
+	rm -f "$OUT/$name.wire"
+	# the raw path needs the netdev down (the vport is the VF's otherwise)
+	"$EMU" --backend=socket:"$OUT/$name.wire" --mac=00:0d:3a:00:00:01 -- \
+		"$BUILD/bin/mana-pktgen" --mode=recv --frames="$n" --size="$size" \
+		--queues=1 --flows=1 --timeout=1 --quiet >"$OUT/$name.srv" 2>&1 &
+	spid=$!
+	for i in $(seq 1200); do
+		[ -S "$OUT/$name.wire" ] || ! kill -0 "$spid" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$EMU" --backend=socket:"$OUT/$name.wire" --mac=00:0d:3a:00:00:02 -- \
+		"$BUILD/bin/mana-pktgen" --mode=send --frames="$n" --size="$size" \
+		--queues=1 --flows=1 --quiet >"$OUT/$name.cli" 2>&1 || rc=1
+	wait "$spid" || true
+	t1=$(date +%s.%N)
+	got=$(sed -n 's/^sent [0-9]* received \([0-9]*\) bad 0 errors 0.*/\1/p' "$OUT/$name.srv")
+	if [ $rc != 0 ] || [ -z "$got" ] || [ "$got" = 0 ]; then
+		echo "bench: mana-pktgen $size B x $n over socket: failed:" >&2
+		cat "$OUT/$name.srv" "$OUT/$name.cli" >&2
+		return 1
+	fi
+	awk -v a="$t0" -v b="$t1" -v got="$got" -v n="$n" 'BEGIN {
+		printf "%.6f %d\n", b - a - (got < n ? 1 : 0), got }'
+}
+
+# raw SIZE FRAMES -> "Mframes/s MB/s delivered%" (frames received per second)
+raw() {
+	local small big
+	small=$(raw_secs "$1" 1000) || return 1
+	big=$(raw_secs "$1" "$2") || return 1
+	echo "$small $big" | awk -v n="$2" -v size="$1" '{
+		d = $3 - $1; r = d > 0 ? ($4 - $2) / d : $4 / $3
+		printf "%.6f %.2f %.1f\n", r / 1e6, r * size / 1e6, 100 * $4 / n }'
+}
+
+echo
+echo "perftest between two emulated VMs (socket: wire) vs the raw path (mana-pktgen send -> recv, same wire)"
+printf "  %-22s %12s %10s %14s %10s\n" test Mmsg/s MB/s "vs raw msg/s" "vs raw BW"
+raw64=$(raw 64 100000) || exit 1
+raw1500=$(raw 1500 50000) || exit 1
+printf "  %-22s %12s %10s   (%s%% of the frames delivered)\n" "raw 64 B frames" $raw64
+printf "  %-22s %12s %10s   (%s%% of the frames delivered)\n" "raw 1500 B frames" $raw1500
+for t in ib_write_bw ib_send_bw; do
+	for size in 64 4096; do
+		iters=5000
+		[ "$size" = 64 ] || iters=2000
+		res=$(perftest "$t" "$size" "$iters") || exit 1
+		ref=$raw64
+		[ "$size" = 64 ] || ref=$raw1500
+		echo "$res $ref" | awk -v name="$t $size B" '{
+			printf "  %-22s %12.6f %10.2f %14.3f %10.3f\n", name, $1, $2, $1 / $3, $2 / $4 }'
+	done
+done
+echo "  (4096 B messages are compared with 1500 B raw frames: the largest the raw path carries)"

@@ -114,6 +114,15 @@ uint64_t mana_emu_command_count(void);
 #define MANA_EMU_FAULT_FAIL_CMD_SYM "mana_emu_fault_fail_cmd"
 int mana_emu_fault_fail_cmd(uint64_t nth, int err);
 
+/*
+ * Raise a QP async event (enum ibv_event_type: QP_FATAL, QP_REQ_ERR,
+ * QP_ACCESS_ERR) on the RC QP numbered @qpn, as the device's QP-fatal
+ * report does.  0, or -ENOENT when no RC QP has that number, -EINVAL for
+ * another event type.
+ */
+#define MANA_EMU_RC_QP_EVENT_SYM "mana_emu_rc_qp_event"
+int mana_emu_rc_qp_event(uint32_t qpn, int event_type);
+
 #ifdef __cplusplus
 }
 #endif

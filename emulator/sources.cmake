@@ -14,6 +14,9 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/netlink.c
 	${MANA_EMU_DIR}/kernel/raw_qp.c
 	${MANA_EMU_DIR}/kernel/rtnetlink.c
+	${MANA_EMU_DIR}/kernel/rtnetlink_addr.c
+	${MANA_EMU_DIR}/kernel/rnic.c
+	${MANA_EMU_DIR}/kernel/rc_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
@@ -26,6 +29,11 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/device/rx.c
 	${MANA_EMU_DIR}/device/stats.c
 	${MANA_EMU_DIR}/device/frame.c
+	${MANA_EMU_DIR}/device/rc_engine.c
+	${MANA_EMU_DIR}/device/rc_core.c
+	${MANA_EMU_DIR}/device/rc_neigh.c
+	${MANA_EMU_DIR}/device/rc_req.c
+	${MANA_EMU_DIR}/device/rc_resp.c
 	${MANA_EMU_DIR}/device/trap.c
 	${MANA_EMU_DIR}/device/trap_queue.c
 	${MANA_EMU_DIR}/device/x86_store.c
@@ -40,11 +48,13 @@ set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
 	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
+	${MANA_EMU_DIR}/wire/roce.c
 	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c)
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
-	${MANA_EMU_DIR}/core/option_values.c)
+	${MANA_EMU_DIR}/core/option_values.c
+	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c
-	${MANA_EMU_DIR}/host/interpose_path.c)
+	${MANA_EMU_DIR}/host/interpose_path.c ${MANA_EMU_DIR}/host/interpose_net.c)
 set(MANA_EMU_LAUNCHER_SOURCES ${MANA_EMU_DIR}/host/launcher.c)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "emulator/core/options.h"
 #include "check.h"
@@ -567,6 +568,76 @@ static void test_fidelity_options(void)
 	free(text);
 }
 
+/* --ip and --mtu (options_rdma.c) */
+static void test_rdma_options(void)
+{
+	static const char *const bad[][2] = {
+		{ "--ip=10.1.2.3", "no /LEN" },
+		{ "--ip=10.1.2.300/24", "not an IPv4 or IPv6 address" },
+		{ "--ip=10.1.2.3/0", "LEN must be 1..32" },
+		{ "--ip=10.1.2.3/33", "LEN must be 1..32" },
+		{ "--ip=fd00::1/129", "LEN must be 1..128" },
+		{ "--ip=10.1.2.3/2x", "LEN must be 1..32" },
+		{ "--ip=9:10.1.2.3/24", "PORT must be 1..8" },
+		{ "--ip=0.0.0.0/8", "the unspecified address" },
+		{ "--ip=127.0.0.1/8", "a loopback address" },
+		{ "--ip=224.0.0.1/4", "multicast" },
+		{ "--ip=255.255.255.255/32", "broadcast" },
+		{ "--ip=::/64", "the unspecified address" },
+		{ "--ip=::1/128", "the loopback address" },
+		{ "--ip=ff02::1/64", "a multicast address" },
+		{ "--ip=::ffff:10.0.0.1/96", "give the IPv4 form" },
+		{ "--ip=2:10.1.2.3/24", "there is no port 2 (--ports=1)" },
+		{ "--ip=10.0.0.1/24 --ip=1:10.0.0.1/16", "already has this address" },
+		{ "--ip=fe80::20d:3aff:fe00:1/64", "its link-local one" },
+		{ "--mtu=67", "--mtu: invalid value '67'" },
+		{ "--mtu=9001", "--mtu: invalid value '9001'" },
+		{ "--mtu=1500x", "--mtu: invalid value" },
+	};
+	struct mana_emu_options o, b;
+	char err[256], buf[4096], arg[64];
+	unsigned int i;
+
+	CHECK(!parse("", &o, err, sizeof(err)) && !o.nips && o.mtu == 1500,
+	      "defaults");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(parse(bad[i][0], &o, err, sizeof(err)) &&
+		      strstr(err, bad[i][1]), "'%s': %s", bad[i][0], err);
+	CHECK(!parse("--ports=2 --ip=10.1.2.3/24 --ip=2:fd00::5/64 "
+		     "--ip=2001:db8::1/64 --ip=1:2::3/64 --ip=[1:2::4]/64 "
+		     "--mtu=9000", &o, err, sizeof(err)), "good: %s", err);
+	CHECK(o.nips == 5 && o.ips[0].port == 1 && o.ips[0].family == AF_INET &&
+	      o.ips[0].prefix_len == 24 && !memcmp(o.ips[0].addr,
+						   "\x0a\x01\x02\x03", 4) &&
+	      o.ips[1].port == 2 && o.ips[1].family == AF_INET6 &&
+	      o.ips[2].port == 1 && o.ips[2].addr[0] == 0x20 &&
+	      o.ips[3].port == 1 && o.ips[3].addr[1] == 2 &&
+	      o.ips[4].port == 1 && o.ips[4].addr[1] == 1 && o.mtu == 9000,
+	      "parsed addresses");
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--ip=2:fd00::5/64") && strstr(buf, "--mtu=9000") &&
+	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
+	      "round trip '%s'", buf);
+	CHECK(!o.era && !parse("--era=split", &o, err, sizeof(err)) &&
+	      o.era == MANA_EMU_ERA_SPLIT, "--era=split: %s", err);
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--era=split") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "era round trip '%s'", buf);
+	CHECK(!parse("--era=split --era=single", &o, err, sizeof(err)) &&
+	      o.era == MANA_EMU_ERA_SINGLE, "--era=single");
+	CHECK(parse("--era=newest", &o, err, sizeof(err)) &&
+	      strstr(err, "--era: invalid value 'newest'"), "bad era: %s", err);
+	/* 15 per port: the GID table holds 16 with the link-local one */
+	buf[0] = 0;
+	for (i = 1; i <= 16; i++) {
+		snprintf(arg, sizeof(arg), " --ip=10.0.0.%u/24", i);
+		strcat(buf, arg);
+	}
+	CHECK(parse(buf, &o, err, sizeof(err)) &&
+	      strstr(err, "more than 15 addresses on port 1"), "16 on a port: %s",
+	      err);
+}
+
 int main(void)
 {
 	size_t i;
@@ -583,5 +654,6 @@ int main(void)
 	test_port_mac();
 	test_usage();
 	test_fidelity_options();
+	test_rdma_options();
 	return check_done();
 }

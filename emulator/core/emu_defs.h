@@ -11,21 +11,16 @@
 
 #include <rdma/mana-abi.h>
 
-#define EMU_IBDEV_NAME "mana_0"
-#define EMU_UVERBS_NAME "uverbs0"
-#define EMU_UVERBS_DEVICES 1		/* uverbs0 .. uverbs(N-1) */
 #define EMU_UVERBS_MAJOR 231
 #define EMU_UVERBS_MINOR_BASE 192
 #define EMU_UVERBS_ABI 1		/* MANA_IB_UVERBS_ABI_VERSION */
 #define EMU_UVERBS_CLASS_ABI 6		/* IB_USER_VERBS_ABI_VERSION */
-#define EMU_IBDEV_INDEX 0		/* netlink device index */
 #define EMU_PCI_BDF "7870:00:00.0"
 #define EMU_PCI_SUBSYS_VENDOR 0x1414
 #define EMU_PCI_SUBSYS_DEVICE 0x0001
 #define EMU_CDEV_DIR "/dev/infiniband/"
 
-/* GDMA device type of the ETH (raw packet) device, seen as vendor_part_id */
-#define EMU_VENDOR_PART_ID 2
+/* IB device names, uverbs indexes and vendor_part_id: ibdev.h (--era) */
 #define EMU_HW_VER 0
 /* 1.0.1 encoded major << 32 | minor << 16 | sub */
 #define EMU_FW_VER ((1ULL << 32) | (0ULL << 16) | 1ULL)

@@ -18,7 +18,15 @@
 
 #define EMU_GID_TBL_LEN 16	/* gid_tbl_len of the RNIC port */
 
-/* Entries in use on @port (1-based): 1 + its --ip addresses. */
+/*
+ * Does @port have a GID table at all?  Only port 1 is a RoCE port: the
+ * single-device era gives ROCE_UDP_ENCAP to port 1 only, and the split
+ * era's RNIC device has one port (research 2.1, 2.10).  Other ports have
+ * gid_tbl_len 0.
+ */
+bool emu_gid_roce_port(const struct mana_emu_options *o, unsigned int port);
+
+/* Entries in use on @port (1-based): 1 + its --ip addresses; 0 if not RoCE. */
 unsigned int emu_gid_count(const struct mana_emu_options *o, unsigned int port);
 
 /* GID @index of @port: 0, or -EINVAL (bad port) / -ENODATA (empty slot). */
@@ -28,6 +36,13 @@ int emu_gid_get(const struct mana_emu_options *o, unsigned int port,
 /* Does @port own this address (a GID, IPv4 mapped)? For ARP/ND answers. */
 bool emu_gid_port_owns(const struct mana_emu_options *o, unsigned int port,
 		       const uint8_t gid[16]);
+
+/* The port's IPv6 link-local address from its MAC (GID index 0). */
+void emu_gid_link_local(const struct mana_emu_options *o, unsigned int port,
+			uint8_t gid[16]);
+
+/* "fe80:0000:...:0001", as sysfs prints a GID (40 bytes with the NUL). */
+void emu_gid_format(const uint8_t gid[16], char *buf, unsigned long len);
 
 /* Is the GID an IPv4-mapped address (::ffff:a.b.c.d)? */
 static inline bool emu_gid_is_v4(const uint8_t gid[16])

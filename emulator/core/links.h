@@ -41,6 +41,7 @@ struct emu_link {
 	uint8_t operstate;	/* IF_OPER_* */
 	unsigned int master;	/* ifindex, 0 = none */
 	unsigned int port;	/* IB port of a VF (1-based), else 0 */
+	unsigned int mtu;	/* lo 65536, the others --mtu */
 };
 
 static inline unsigned int emu_link_count(const struct mana_emu_options *o)
@@ -69,9 +70,11 @@ static inline bool emu_link_get(const struct mana_emu_options *o,
 		snprintf(l->name, sizeof(l->name), "lo");
 		l->flags = IFF_LOOPBACK | up;
 		l->operstate = IF_OPER_UNKNOWN;
+		l->mtu = 65536;
 		return true;
 	}
 	l->flags = IFF_BROADCAST | IFF_MULTICAST;
+	l->mtu = o->mtu;
 	/* netvsc brings the VF up and down with the synthetic interface */
 	if (o->netdev_up)
 		l->flags |= up;

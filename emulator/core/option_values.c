@@ -129,6 +129,9 @@ static const struct {
 } faults[] = {
 	{ "fatal-after", offsetof(struct mana_emu_options, fault_fatal_after) },
 	{ "drop-cqe", offsetof(struct mana_emu_options, fault_drop_cqe) },
+	{ "drop-roce", offsetof(struct mana_emu_options, fault_drop_roce) },
+	{ "reorder-roce",
+	  offsetof(struct mana_emu_options, fault_reorder_roce) },
 };
 
 #define FAULT_COUNT (sizeof(faults) / sizeof(faults[0]))
@@ -258,6 +261,8 @@ int opt_parse_fault(struct mana_emu_options *opts, const char *val,
 	} while (comma);
 	opts->fault_fatal_after = tmp.fault_fatal_after;
 	opts->fault_drop_cqe = tmp.fault_drop_cqe;
+	opts->fault_drop_roce = tmp.fault_drop_roce;
+	opts->fault_reorder_roce = tmp.fault_reorder_roce;
 	opts->fault_fail_cmd = tmp.fault_fail_cmd;
 	opts->fault_fail_errno = tmp.fault_fail_errno;
 	memcpy(opts->fault_fail_name, tmp.fault_fail_name,

@@ -132,6 +132,17 @@ static const struct opt_def opt_table[] = {
 		  "                                 (0..1048576, default 1024)" },
 	{ .name = "no-device", .kind = OPT_FLAG, .offset = FIELD(no_device),
 	  .help = "no MANA PCI function (Accelerated Networking off)" },
+	{ .name = "ip", .kind = OPT_CUSTOM, .parse = mana_emu_parse_ip,
+	  .format_words = mana_emu_format_ip, .metavar = "[PORT:]ADDR/LEN",
+	  .help = "address of port PORT's VF interface (default port 1;\n"
+		  "                                 IPv4 or IPv6, repeatable): its RoCE GIDs" },
+	{ .name = "mtu", .kind = OPT_CUSTOM, .parse = mana_emu_parse_mtu,
+	  .format_words = mana_emu_format_mtu, .metavar = "N",
+	  .help = "MTU of the VF interfaces (68..9000, default 1500)" },
+	{ .name = "era", .kind = OPT_CUSTOM, .parse = mana_emu_parse_era,
+	  .format_words = mana_emu_format_era, .metavar = "single|split",
+	  .help = "IB devices: single mana_0 (default), or split\n"
+		  "                                 manae_0 (ETH) + mana_0 (RNIC)" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -151,6 +162,7 @@ void mana_emu_options_init(struct mana_emu_options *opts)
 	opts->rx_hold = MANA_EMU_RX_HOLD_DEFAULT;
 	opts->uverbs_mode = MANA_EMU_UVERBS_MODE_DEFAULT;
 	opts->hugepages = MANA_EMU_HUGEPAGES_DEFAULT;
+	opts->mtu = MANA_EMU_MTU_DEFAULT;
 }
 
 static bool *flag_field(struct mana_emu_options *opts,
@@ -320,7 +332,7 @@ static int check_ports(const struct mana_emu_options *opts, char *err,
 			opts->ports);
 		return MANA_EMU_OPT_ERROR;
 	}
-	return 0;
+	return mana_emu_check_ips(opts, err, errlen);
 }
 
 int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,

@@ -20,6 +20,9 @@
 #define MANA_EMU_PATH_MAX 1024
 #define MANA_EMU_RX_HOLD_DEFAULT 4096
 #define MANA_EMU_RX_HOLD_MAX 65536
+#define MANA_EMU_MAX_IPS 32		/* --ip addresses over all ports */
+#define MANA_EMU_MAX_PORT_IPS 15	/* per port: the GID table holds 16 */
+#define MANA_EMU_MTU_DEFAULT 1500
 
 enum mana_emu_provider {
 	MANA_EMU_PROVIDER_OURS,
@@ -35,6 +38,20 @@ enum mana_emu_transport {
 enum mana_emu_rss_hash {
 	MANA_EMU_RSS_HASH_DEVICE,	/* its own choice by frame type */
 	MANA_EMU_RSS_HASH_MASK,		/* the RSS QP's rx_hash_fields_mask */
+};
+
+/* One --ip address of a port's VF interface. */
+struct mana_emu_ip {
+	uint8_t port;			/* 1-based */
+	uint8_t family;			/* AF_INET or AF_INET6 */
+	uint8_t prefix_len;
+	uint8_t addr[16];		/* IPv4: the first 4 bytes */
+};
+
+/* Which kernel generation presents the RNIC (--era). */
+enum mana_emu_era {
+	MANA_EMU_ERA_SINGLE,		/* one mana_0: raw QPs and RNIC objects */
+	MANA_EMU_ERA_SPLIT,		/* manae_0 ETH + mana_0 RNIC */
 };
 
 struct mana_emu_options {
@@ -58,6 +75,8 @@ struct mana_emu_options {
 	/* --fault=: 0 = off */
 	unsigned long long fault_fatal_after;	/* frames transmitted */
 	unsigned long long fault_drop_cqe;	/* CQE number, from 1 */
+	unsigned long long fault_drop_roce;	/* every Nth RoCE packet sent */
+	unsigned long long fault_reorder_roce;	/* swapped with the next */
 	/* what mana-diag inspects: the VM around the device */
 	unsigned int no_modules;	/* MANA_EMU_MOD_* not loaded */
 	unsigned int uverbs_mode;	/* permission bits of /dev/infiniband/uverbsN */
@@ -71,6 +90,11 @@ struct mana_emu_options {
 	unsigned long long fault_fail_cmd;
 	unsigned int fault_fail_errno;
 	char fault_fail_name[32];
+	/* RDMA (options_rdma.c): addresses, netdev MTU, device era */
+	unsigned int nips;
+	struct mana_emu_ip ips[MANA_EMU_MAX_IPS];
+	unsigned int mtu;
+	unsigned int era;		/* enum mana_emu_era */
 };
 
 /* Kernel modules the emulated VM can lack (--no-module=). */
@@ -191,5 +215,36 @@ OPT_VALUE(no_module);
 OPT_VALUE(uverbs_mode);
 OPT_VALUE(hugepages);
 OPT_VALUE(rss_hash);
+
+/*
+ * options_rdma.c: the RDMA options (--ip, --mtu, --era), parsers and
+ * formatters for rows of the option table.
+ */
+/* 0, or -2 with a message in err (options.c's PARSE_ERR_SET). */
+int mana_emu_parse_ip(struct mana_emu_options *opts, const char *val,
+		      char *err, size_t errlen);
+/* Whole "--ip=PORT:ADDR/LEN" words; the length written (or needed). */
+int mana_emu_format_ip(const struct mana_emu_options *opts, char *buf,
+		       size_t len);
+int mana_emu_parse_mtu(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen);
+int mana_emu_format_mtu(const struct mana_emu_options *opts, char *buf,
+			size_t len);
+
+/*
+ * After every option is in: each --ip names an existing port, no port
+ * has more than MANA_EMU_MAX_PORT_IPS, no address is given twice on a
+ * port or equals its link-local GID.  0 or MANA_EMU_OPT_ERROR + message.
+ */
+int mana_emu_check_ips(const struct mana_emu_options *opts, char *err,
+		       size_t errlen);
+
+int mana_emu_parse_era(struct mana_emu_options *opts, const char *val,
+		       char *err, size_t errlen);
+int mana_emu_format_era(const struct mana_emu_options *opts, char *buf,
+			size_t len);
+
+/* "10.0.0.1/24" or "fd00::1/64" */
+void mana_emu_ip_format(const struct mana_emu_ip *ip, char *buf, size_t len);
 
 #endif /* MANA_EMU_OPTIONS_H */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "emulator/lib/libc.h"
+#include "rc_dev.h"
 
 /* First id of each type: nonzero, different per type, SQ ids above 1023 so
  * that vsq_frame (sq id >> 10) is not trivially 0. */
@@ -364,13 +365,15 @@ static bool device_work(void)
 	n += dev_run_sqs();
 	n += poll_backends();
 	n += drain_rxq();
+	if (emu_rc_nqps)
+		n += emu_rc_work();
 	dev_coalesce_flush_all();
 	/* SQs with work left mean another round at once, unless fatal */
 	return n > 0 || (devst.sq_head && !devst.fatal);
 }
 
 /* Sleep until a doorbell, a frame, a signal or a stop request. */
-static void device_sleep(void)
+static void device_sleep(int timeout_ms)
 {
 	struct pollfd pfd[2];
 	int tfd = trap_event_fd(), n = 0;
@@ -384,7 +387,7 @@ static void device_sleep(void)
 	}
 	pfd[n].fd = devst.wake_fd;
 	pfd[n++].events = POLLIN;
-	emu_libc_poll(pfd, n, SLEEP_MS);
+	emu_libc_poll(pfd, n, timeout_ms);
 	if (tfd >= 0)
 		trap_event_disarm();
 	if (emu_libc_read(devst.wake_fd, &v, sizeof(v)) < 0)
@@ -401,6 +404,7 @@ static bool device_should_exit(void)
 
 static void *device_main(void *arg)
 {
+	int sleep_ms = SLEEP_MS;
 	bool busy;
 
 	pthread_mutex_lock(&emu.lock);
@@ -412,9 +416,10 @@ static void *device_main(void *arg)
 		}
 		if (device_should_exit())
 			break;
+		sleep_ms = emu_rc_nqps ? emu_rc_sleep_ms(SLEEP_MS) : SLEEP_MS;
 		pthread_mutex_unlock(&emu.lock);
 		if (!busy)
-			device_sleep();
+			device_sleep(sleep_ms);
 		pthread_mutex_lock(&emu.lock);
 	}
 	devst.running = false;
@@ -606,6 +611,9 @@ static void dev_doorbell(const struct trap_event *ev)
 	if (gdma_doorbell_kind_at(ev->offset, &kind, &is_short) ||
 	    ev->width != (is_short ? 4u : 8u))
 		return bad_doorbell(ev, "no doorbell at this offset and width");
+	if (emu_rc_nqps && !is_short && ctx && !devst.fatal &&
+	    emu_rc_doorbell(ctx, kind, ev->value))
+		return;		/* an RC QP's queue */
 	if (!db_queue_type(kind))
 		return bad_doorbell(ev, "RQ client, DIM and EQ doorbells are "
 				    "not emulated");
@@ -623,4 +631,50 @@ static void dev_doorbell(const struct trap_event *ev)
 		short_doorbell(q, &sdb);
 	else
 		long_doorbell(q, &db);
+}
+
+/* ---- services for the RC engine (rc_dev.h) ---------------------------------- */
+
+void emu_dev_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
+		     bool is_sq)
+{
+	emu_cq_post(cq, cqe, wq_num, is_sq);
+}
+
+enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,
+				   uint64_t addr, uint64_t len,
+				   unsigned int access, uintptr_t *va)
+{
+	const struct emu_dev_mr *mr = dev_mr_find(key);
+	uint64_t end = addr + len;
+
+	*va = 0;
+	if (!len)
+		return EMU_MR_OK;
+	if (!mr || mr->pd != pd)
+		return EMU_MR_BAD_KEY;
+	if ((mr->access & access) != access)
+		return EMU_MR_BAD_ACCESS;
+	if (end < addr || addr < mr->iova || end > mr->iova + mr->length)
+		return EMU_MR_BAD_RANGE;
+	*va = (uintptr_t)(mr->start + (addr - mr->iova));
+	return EMU_MR_OK;
+}
+
+void emu_dev_xmit(unsigned int port, const void *frame, size_t len)
+{
+	struct backend *b = emu_ports[port - 1].backend;
+
+	if (b)
+		backend_xmit(b, frame, len);
+}
+
+void emu_dev_port_mac(unsigned int port, uint8_t mac[6])
+{
+	mana_emu_port_mac(&emu.opts, port, mac);
+}
+
+void emu_dev_kick(void)
+{
+	dev_wake();
 }

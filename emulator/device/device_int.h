@@ -97,6 +97,8 @@ void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons);
 /* umem.c */
 int dev_wq_cache_fill(struct emu_hwq *q);
 const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey);
+/* The MR with this key (lkey == rkey), whatever its PD; NULL if none. */
+const struct emu_dev_mr *dev_mr_find(uint32_t key);
 /* tx.c */
 void dev_sq_schedule(struct emu_hwq *sq);
 void dev_sq_unschedule(struct emu_hwq *sq);

@@ -78,6 +78,7 @@ struct emu_dev_mr {
 	uint64_t start, iova, length;
 	uint32_t lkey;
 	bool writable;			/* IBV_ACCESS_LOCAL_WRITE */
+	uint32_t access;		/* IBV_ACCESS_*: remote checks (RC) */
 	const struct emu_pd *pd;	/* compared with a queue's PD */
 	struct emu_dev_mr *hash_next;
 };

@@ -7,6 +7,7 @@
  */
 #include "device.h"
 #include "device_int.h"
+#include "rc_dev.h"
 
 #include <string.h>
 #include <netinet/in.h>
@@ -507,16 +508,19 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 {
 	struct emu_port_rx *v = &emu_ports[port - 1].rx;
 
+	/*
+	 * Frames for the RC engine (RoCEv2 to one of its QPs: IPv4 UDP to
+	 * port 4791, which raw tests also use) are taken before rx_fast(),
+	 * which would take them as raw frames, and whether or not a raw QP
+	 * steers the port.
+	 */
+	if (emu_rc_nqps && !devst.fatal && emu_rc_rx(port, in, len))
+		return;
 	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||
 	    len > BACKEND_MAX_FRAME) {
 		devst.port_unsteered[port - 1]++;
 		return;
 	}
-	/*
-	 * Frames for another engine (RoCEv2 for the RC transport: IPv4 UDP
-	 * to port 4791, which raw tests also use) must be taken before
-	 * rx_fast(), which would take them as raw frames.
-	 */
 	if (!rx_fast(port, v, in, len))
 		rx_general(port, v, in, len);
 }

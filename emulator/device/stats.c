@@ -5,6 +5,7 @@
  */
 #include "device.h"
 #include "device_int.h"
+#include "rc_dev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,11 @@ static void dump_ports(struct stats_out *f)
 	}
 }
 
+static void stats_line(void *arg, const char *line)
+{
+	sout(arg, "%s\n", line);
+}
+
 /*
  * Destroyed queues first (in destruction order), then the live ones.
  * 0 or -errno, with the message on stderr.
@@ -129,6 +135,7 @@ static int dump_stats(const char *path)
 			for (q = devst.hash[t][b]; q; q = q->hash_next)
 				dump_queue(&o, q->type, q->id, &q->st);
 	dump_ports(&o);
+	emu_rc_stats(stats_line, &o);
 	sout(&o, "# device doorbells bad_doorbells foreign_doorbells "
 	     "frames_sent fatals\n");
 	sout(&o, "device %llu %llu %llu %llu %u\n",

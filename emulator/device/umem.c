@@ -62,6 +62,16 @@ void emu_dev_mr_del(struct emu_dev_mr *mr)
 }
 
 /* The MR of @lkey if it belongs to the queue's PD; cached in the queue. */
+const struct emu_dev_mr *dev_mr_find(uint32_t key)
+{
+	struct emu_dev_mr *mr;
+
+	for (mr = mr_hash[key % MR_HASH_SIZE]; mr; mr = mr->hash_next)
+		if (mr->lkey == key)
+			return mr;
+	return NULL;
+}
+
 const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey)
 {
 	struct emu_dev_mr *mr;

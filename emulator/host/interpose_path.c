@@ -22,6 +22,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/emu_defs.h"
+#include "emulator/core/ibdev.h"
 #include "emulator/kernel/kernel.h"
 #include "emulator/lib/libc.h"
 
@@ -49,10 +50,12 @@ static int uverbs_devnum(const char *path)
 	if (*path < '0' || *path > '9')
 		return -1;
 	n = strtoul(path, &end, 10);
-	if (*end || n >= EMU_UVERBS_DEVICES || (path[0] == '0' && path[1]))
+	if (*end || n >= EMU_MAX_IBDEVS || (path[0] == '0' && path[1]))
 		return -1;
 	/* without mana_ib or ib_uverbs there is no node: the host answers */
 	emu_init();
+	if (n >= emu_ibdev_count(&emu.opts))
+		return -1;
 	if (!mana_emu_has_uverbs(&emu.opts))
 		return -1;
 	return n;

@@ -22,13 +22,15 @@
 #include <unistd.h>
 
 #include "emulator/core/emu_defs.h"
+#include "emulator/core/gid.h"
+#include "emulator/core/ibdev.h"
 #include "emulator/core/links.h"
 #include "emulator/core/options.h"
 
 #define TREE_TEMPLATE "/tmp/mana-emu.XXXXXX"
 #define PCI_DIR "bus/pci/devices/" EMU_PCI_BDF
-#define IB_DIR PCI_DIR "/infiniband/" EMU_IBDEV_NAME
-#define UVERBS_DIR PCI_DIR "/infiniband_verbs/" EMU_UVERBS_NAME
+#define IB_DIR PCI_DIR "/infiniband/"		/* + the device's name */
+#define UVERBS_DIR PCI_DIR "/infiniband_verbs/uverbs"	/* + its index */
 
 /* Builder with a sticky error so the layout code reads top to bottom. */
 struct tree {
@@ -202,7 +204,7 @@ static void netdev_attrs(struct tree *t, const char *dir,
 		  m[1], m[2], m[3], m[4], m[5]);
 	tree_attr(t, dir, "dev_port", "%u\n", dev_port);
 	tree_attr(t, dir, "ifindex", "%u\n", l->ifindex);
-	tree_attr(t, dir, "mtu", "1500\n");
+	tree_attr(t, dir, "mtu", "%u\n", l->mtu);
 	tree_attr(t, dir, "type", "1\n");
 	tree_attr(t, dir, "addr_len", "6\n");
 	tree_attr(t, dir, "flags", "0x%x\n", l->flags & 0xffff);
@@ -269,12 +271,49 @@ static void make_netdev(struct tree *t, const struct mana_emu_options *opts,
 	tree_link(t, rel, target);
 }
 
+/*
+ * The GID table (core/gid.h): gids/0..15 (an empty slot reads as the
+ * zero GID, as the kernel shows it), gid_attrs/types and ndevs for the
+ * entries in use only (the kernel's read of an empty one fails with
+ * ENODATA; a missing file is the nearest a static tree gets, and
+ * libibverbs' sysfs fallback treats both alike).  A port without RoCE
+ * has gid_tbl_len 0: empty directories.
+ */
+static void make_ib_gids(struct tree *t, const struct mana_emu_options *opts,
+			 const struct emu_ibdev *d, unsigned int port,
+			 const char *dir)
+{
+	char gids[512], types[512], ndevs[512], name[8], text[48];
+	unsigned int i, n = emu_ibdev_roce_port(d, port) ? EMU_GID_TBL_LEN : 0;
+	struct emu_link l;
+	uint8_t gid[16];
+
+	snprintf(gids, sizeof(gids), "%s/gids", dir);
+	tree_mkdir(t, gids);
+	snprintf(types, sizeof(types), "%s/gid_attrs/types", dir);
+	tree_mkdir(t, types);
+	snprintf(ndevs, sizeof(ndevs), "%s/gid_attrs/ndevs", dir);
+	tree_mkdir(t, ndevs);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		if (emu_gid_get(opts, port, i, gid))
+			memset(gid, 0, sizeof(gid));
+		emu_gid_format(gid, text, sizeof(text));
+		tree_attr(t, gids, name, "%s\n", text);
+		if (i >= emu_gid_count(opts, port))
+			continue;
+		tree_attr(t, types, name, "RoCE v2\n");
+		if (emu_link_of_port(opts, port, &l))
+			tree_attr(t, ndevs, name, "%s\n", l.name);
+	}
+}
+
 static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
-			 unsigned int port)
+			 const struct emu_ibdev *d, unsigned int port)
 {
 	char dir[256], sub[512];
 
-	snprintf(dir, sizeof(dir), IB_DIR "/ports/%u", port);
+	snprintf(dir, sizeof(dir), IB_DIR "%s/ports/%u", d->name, port);
 	tree_mkdir(t, dir);
 	/* mana_ib: the port is as up as its netdev (see kernel.c) */
 	tree_attr(t, dir, "state", "%s\n", opts->netdev_up ? "4: ACTIVE" :
@@ -286,42 +325,63 @@ static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 	tree_attr(t, dir, "lid", "0x0\n");
 	tree_attr(t, dir, "sm_lid", "0x0\n");
 	tree_attr(t, dir, "lid_mask_count", "0\n");
-	tree_attr(t, dir, "cap_mask", "0x00000000\n");
+	/* IB_PORT_CM_SUP on the RoCE port (query_port) */
+	tree_attr(t, dir, "cap_mask", "0x%08x\n",
+		  emu_ibdev_roce_port(d, port) ? 1u << 16 : 0);
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	tree_mkdir(t, sub);
 	tree_attr(t, sub, "0", "0xffff\n");
-	/* gid_tbl_len is 0 on the ETH device: empty GID directories. */
-	snprintf(sub, sizeof(sub), "%s/gids", dir);
-	tree_mkdir(t, sub);
-	snprintf(sub, sizeof(sub), "%s/gid_attrs/types", dir);
-	tree_mkdir(t, sub);
-	snprintf(sub, sizeof(sub), "%s/gid_attrs/ndevs", dir);
-	tree_mkdir(t, sub);
+	make_ib_gids(t, opts, d, port, dir);
 }
 
-static void make_ib_device(struct tree *t, const struct mana_emu_options *opts)
+static void make_ib_device(struct tree *t, const struct mana_emu_options *opts,
+			   const struct emu_ibdev *d)
 {
-	char guid[32];
+	char dir[256], rel[512], guid[32];
 	unsigned int port;
 	uint8_t mac[6];
 
 	mana_emu_port_mac(opts, 1, mac);
 	format_guid(emu_mac_to_guid(mac), guid, sizeof(guid));
-	tree_mkdir(t, IB_DIR);
-	tree_attr(t, IB_DIR, "node_type", "1: CA\n");
-	tree_attr(t, IB_DIR, "node_guid", "%s\n", guid);
-	tree_attr(t, IB_DIR, "sys_image_guid", "%s\n", guid);
-	tree_attr(t, IB_DIR, "fw_ver", "%s\n", EMU_FW_VER_STR);
-	tree_attr(t, IB_DIR, "node_desc", "mana-emu %s\n", EMU_IBDEV_NAME);
-	tree_link(t, IB_DIR "/device", "../..");
-	for (port = 1; port <= opts->ports; port++)
-		make_ib_port(t, opts, port);
+	snprintf(dir, sizeof(dir), IB_DIR "%s", d->name);
+	tree_mkdir(t, dir);
+	tree_attr(t, dir, "node_type", "1: CA\n");
+	tree_attr(t, dir, "node_guid", "%s\n", guid);
+	tree_attr(t, dir, "sys_image_guid", "%s\n", guid);
+	tree_attr(t, dir, "fw_ver", "%s\n", EMU_FW_VER_STR);
+	tree_attr(t, dir, "node_desc", "mana-emu %s\n", d->name);
+	snprintf(rel, sizeof(rel), "%s/device", dir);
+	tree_link(t, rel, "../..");
+	for (port = 1; port <= d->nports; port++)
+		make_ib_port(t, opts, d, port);
 	tree_mkdir(t, "class/infiniband");
-	tree_link(t, "class/infiniband/" EMU_IBDEV_NAME, "../../" IB_DIR);
+	snprintf(rel, sizeof(rel), "class/infiniband/%s", d->name);
+	snprintf(dir, sizeof(dir), "../../" IB_DIR "%s", d->name);
+	tree_link(t, rel, dir);
+}
+
+static void make_uverbs_dev(struct tree *t, const struct emu_ibdev *d)
+{
+	char dir[256], rel[512], target[512];
+
+	snprintf(dir, sizeof(dir), UVERBS_DIR "%u", d->index);
+	tree_mkdir(t, dir);
+	tree_attr(t, dir, "ibdev", "%s\n", d->name);
+	tree_attr(t, dir, "dev", "%d:%d\n", EMU_UVERBS_MAJOR,
+		  EMU_UVERBS_MINOR_BASE + d->index);
+	tree_attr(t, dir, "abi_version", "%d\n", EMU_UVERBS_ABI);
+	snprintf(rel, sizeof(rel), "%s/device", dir);
+	tree_link(t, rel, "../..");
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u", d->index);
+	snprintf(target, sizeof(target), "../../%s", dir);
+	tree_link(t, rel, target);
 }
 
 static void make_uverbs(struct tree *t, const struct mana_emu_options *opts)
 {
+	struct emu_ibdev d;
+	unsigned int i;
+
 	/* the class comes with ib_uverbs, the device with mana_ib */
 	if (!mana_emu_module_loaded(opts, MANA_EMU_MOD_IB_UVERBS))
 		return;
@@ -330,14 +390,8 @@ static void make_uverbs(struct tree *t, const struct mana_emu_options *opts)
 		   EMU_UVERBS_CLASS_ABI);
 	if (!mana_emu_has_uverbs(opts))
 		return;
-	tree_mkdir(t, UVERBS_DIR);
-	tree_attr(t, UVERBS_DIR, "ibdev", "%s\n", EMU_IBDEV_NAME);
-	tree_attr(t, UVERBS_DIR, "dev", "%d:%d\n", EMU_UVERBS_MAJOR,
-		  EMU_UVERBS_MINOR_BASE);
-	tree_attr(t, UVERBS_DIR, "abi_version", "%d\n", EMU_UVERBS_ABI);
-	tree_link(t, UVERBS_DIR "/device", "../..");
-	tree_link(t, "class/infiniband_verbs/" EMU_UVERBS_NAME,
-		  "../../" UVERBS_DIR);
+	for (i = 0; emu_ibdev_get(opts, i, &d); i++)
+		make_uverbs_dev(t, &d);
 }
 
 /* /sys/module/NAME of a loaded module (initstate: loadable, not built in) */
@@ -408,7 +462,8 @@ int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 			  char *err, size_t errlen)
 {
 	struct tree t = { .err = err, .errlen = errlen };
-	unsigned int port;
+	unsigned int port, i;
+	struct emu_ibdev d;
 
 	snprintf(t.root, sizeof(t.root), "%s", TREE_TEMPLATE);
 	if (!mkdtemp(t.root)) {
@@ -426,7 +481,8 @@ int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 		make_netdev(&t, opts, port);
 	}
 	if (mana_emu_has_ibdev(opts))
-		make_ib_device(&t, opts);
+		for (i = 0; emu_ibdev_get(opts, i, &d); i++)
+			make_ib_device(&t, opts, &d);
 	make_uverbs(&t, opts);
 	make_modules(&t, opts);
 	make_hugepages(&t, opts);

@@ -147,8 +147,8 @@ struct emu_event_file *emu_event_file_get(struct emu_file *file, int fd,
 	return ev;
 }
 
-void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
-		    const void *data, size_t len)
+static void event_post(struct emu_event_file *ev, struct emu_cq *cq,
+		       struct emu_qp *qp, const void *data, size_t len)
 {
 	static const char token;
 	struct emu_event *e;
@@ -159,6 +159,7 @@ void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
 	if (!e)
 		return;
 	e->cq = cq;
+	e->qp = qp;
 	memcpy(e->data, data, len < sizeof(e->data) ? len : sizeof(e->data));
 	if (ev->tail)
 		ev->tail->next = e;
@@ -169,6 +170,12 @@ void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
 	if (emu_libc_send(ev->dev_fd, &token, 1, MSG_DONTWAIT) < 0 && emu_verbose())
 		emu_log("event fd %d: token not sent: %s", ev->app_fd,
 			emu_errname(errno));
+}
+
+void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
+		    const void *data, size_t len)
+{
+	event_post(ev, cq, NULL, data, len);
 }
 
 int emu_event_pop(struct emu_event_file *ev, void *out, size_t len)
@@ -182,7 +189,9 @@ int emu_event_pop(struct emu_event_file *ev, void *out, size_t len)
 		ev->tail = NULL;
 	memcpy(out, e->data, len);
 	/* the destroy response reports what the application has read */
-	if (e->cq && ev->async)
+	if (e->qp)
+		e->qp->events_reported++;
+	else if (e->cq && ev->async)
 		e->cq->async_events_reported++;
 	else if (e->cq)
 		e->cq->comp_events_reported++;
@@ -207,6 +216,46 @@ void event_records_drop_cq(struct emu_event_file *ev, struct emu_cq *cq)
 		free(e);
 		if (ev->app_fd >= 0)
 			emu_libc_recv(ev->app_fd, &token, 1, MSG_DONTWAIT);
+	}
+}
+
+/* IB_EVENT_QP_FATAL and its kin: the record carries the QP's user handle. */
+void emu_post_qp_event(struct emu_ucontext *ctx, struct emu_qp *qp,
+		       uint64_t user_handle, uint32_t event_type)
+{
+	struct ib_uverbs_async_event_desc desc = {
+		.element = user_handle, .event_type = event_type,
+	};
+	struct emu_event_file *ev;
+
+	if (emu_verbose())
+		emu_log("QP %u: async event %u", qp->qp_num, event_type);
+	for (ev = ctx->file->events; ev; ev = ev->next)
+		if (ev->async)
+			event_post(ev, NULL, qp, &desc, sizeof(desc));
+}
+
+/* ib_uverbs_release_uevent(): a destroyed QP's unread events go. */
+void event_records_drop_qp(struct emu_ucontext *ctx, struct emu_qp *qp)
+{
+	struct emu_event_file *ev;
+	struct emu_event **pp, *e;
+	char token;
+
+	for (ev = ctx->file->events; ev; ev = ev->next) {
+		pp = &ev->head;
+		ev->tail = NULL;
+		while ((e = *pp)) {
+			if (e->qp != qp) {
+				ev->tail = e;
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			free(e);
+			if (ev->app_fd >= 0)
+				emu_libc_recv(ev->app_fd, &token, 1, MSG_DONTWAIT);
+		}
 	}
 }
 

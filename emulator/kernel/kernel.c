@@ -84,6 +84,11 @@ void emu_kernel_init(const struct mana_emu_options *opts)
 
 	emu_dev.opts = opts;
 	emu_dev.nports = opts->ports;
+	for (emu_dev.nibdevs = 0;
+	     emu_ibdev_get(opts, emu_dev.nibdevs,
+			   &emu_dev.ibdev[emu_dev.nibdevs]);
+	     emu_dev.nibdevs++)
+		;
 	for (port = 1; port <= opts->ports; port++) {
 		mana_emu_port_mac(opts, port, emu_dev.ports[port - 1].mac);
 		emu_dev.ports[port - 1].netdev_up = opts->netdev_up;
@@ -122,7 +127,8 @@ int emu_udata_respond(const struct emu_udata *udata, const void *src,
 
 /* ---- query verbs --------------------------------------------------------- */
 
-void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp)
+void emu_query_device(const struct emu_ibdev *d,
+		      struct ib_uverbs_ex_query_device_resp *resp)
 {
 	struct ib_uverbs_query_device_resp *b = &resp->base;
 
@@ -133,7 +139,7 @@ void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp)
 	b->max_mr_size = UINT64_MAX;
 	b->page_size_cap = MANA_PAGE_SZ_CAP;
 	b->vendor_id = MANA_PCI_VENDOR_ID;
-	b->vendor_part_id = EMU_VENDOR_PART_ID;
+	b->vendor_part_id = d->vendor_part_id;
 	b->hw_ver = EMU_HW_VER;
 	b->max_qp = MANA_MAX_QP;
 	b->max_qp_wr = emu_dev.max_qp_wr;
@@ -148,14 +154,23 @@ void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp)
 	b->max_ah = 0x7fffffff;
 	b->max_pkeys = 1;
 	b->local_ca_ack_delay = MANA_CA_ACK_DELAY;
-	b->phys_port_cnt = emu_dev.nports;
+	b->phys_port_cnt = d->nports;
 	resp->device_cap_flags_ex = EMU_DEVICE_CAP_FLAGS;
-	resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	/* the ETH role only; the RC attributes on the RNIC only */
+	if (d->raw)
+		resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	if (d->rnic)
+		emu_rnic_query_device(resp);
 }
 
 bool emu_port_valid(unsigned int port)
 {
 	return port >= 1 && port <= emu_dev.nports;
+}
+
+bool emu_ibdev_port_valid(const struct emu_ibdev *d, unsigned int port)
+{
+	return port >= 1 && port <= d->nports;
 }
 
 /*
@@ -171,19 +186,20 @@ void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
 	*phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
 }
 
-int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp)
+int emu_query_port(const struct emu_ibdev *d, unsigned int port,
+		   struct ib_uverbs_query_port_resp *resp)
 {
-	if (!emu_port_valid(port))
+	if (!emu_ibdev_port_valid(d, port))
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
 	emu_port_state(port, &resp->state, &resp->phys_state);
 	resp->max_mtu = IBV_MTU_4096;
-	resp->active_mtu = IBV_MTU_1024;	/* netdev MTU 1500 */
-	resp->gid_tbl_len = 0;
+	resp->active_mtu = emu_port_active_mtu(port);
 	resp->pkey_tbl_len = 1;
 	resp->active_width = IB_WIDTH_4X;
 	resp->active_speed = IB_SPEED_EDR;
 	resp->link_layer = IB_LINK_LAYER_ETHERNET;
+	emu_rnic_query_port(d, port, resp);
 	return 0;
 }
 

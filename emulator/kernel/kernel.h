@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/core/ibdev.h"
 #include "emulator/device/device.h"
 
 struct ib_uverbs_ex_query_device_resp;
@@ -97,6 +98,7 @@ struct emu_cq {
 	uint32_t comp_events_reported;	/* events the application read */
 	uint32_t async_events_reported;	/* CQ_ERR events it read */
 	struct emu_hwq *hw;		/* hardware CQ while a queue binds it */
+	struct emu_hwq *rnic_hw;	/* RNIC CQ: hardware CQ made at create */
 };
 
 struct emu_wq {
@@ -127,6 +129,8 @@ struct emu_qp {
 	struct emu_hwq **rqs;		/* RSS QP: one RQ per table entry */
 	uint8_t key[EMU_RSS_KEY_LEN];
 	uint64_t fields_mask;
+	struct emu_rc_qp *rc;		/* RC QP (rc_qp.c), else NULL */
+	uint32_t events_reported;	/* async events the application read */
 };
 
 /*
@@ -153,6 +157,8 @@ struct emu_device {
 	uint32_t max_qp_wr;
 	uint32_t num_comp_vectors;
 	uint64_t pinned_bytes;		/* for RLIMIT_MEMLOCK */
+	unsigned int nibdevs;		/* --era: the IB devices (ibdev.h) */
+	struct emu_ibdev ibdev[EMU_MAX_IBDEVS];
 };
 
 extern struct emu_device emu_dev;
@@ -184,6 +190,7 @@ struct emu_ucontext {
 struct emu_event {
 	struct emu_event *next;
 	struct emu_cq *cq;		/* completion event: its CQ */
+	struct emu_qp *qp;		/* QP async event: its QP */
 	uint8_t data[16];
 };
 
@@ -207,12 +214,34 @@ struct emu_event_file {
 
 void emu_kernel_init(const struct mana_emu_options *opts);
 
+/* The IB device a uverbs file was opened on (uverbs<devnum>). */
+static inline const struct emu_ibdev *emu_ibdev_of(const struct emu_file *f)
+{
+	return &emu_dev.ibdev[f->devnum];
+}
+
 /* Query verbs (fill the core responses) */
-void emu_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+void emu_query_device(const struct emu_ibdev *d,
+		      struct ib_uverbs_ex_query_device_resp *resp);
 /* IB port state and physical state as query_port and netlink report them */
 void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state);
-int emu_query_port(unsigned int port, struct ib_uverbs_query_port_resp *resp);
+int emu_query_port(const struct emu_ibdev *d, unsigned int port,
+		   struct ib_uverbs_query_port_resp *resp);
+/* A port of the VM (1..--ports), or of the IB device @d. */
 bool emu_port_valid(unsigned int port);
+bool emu_ibdev_port_valid(const struct emu_ibdev *d, unsigned int port);
+
+/* rnic.c: the RNIC attributes and the GID table of the RoCE port */
+struct ib_uverbs_gid_entry;
+void emu_rnic_query_device(struct ib_uverbs_ex_query_device_resp *resp);
+void emu_rnic_query_port(const struct emu_ibdev *d, unsigned int port,
+			 struct ib_uverbs_query_port_resp *resp);
+uint8_t emu_port_active_mtu(unsigned int port);
+int emu_gid_entry(const struct emu_ibdev *d, uint32_t port, uint32_t index,
+		  struct ib_uverbs_gid_entry *e);
+/* Every valid entry into out[max]: how many, or -EINVAL if more than max. */
+int emu_gid_table(const struct emu_ibdev *d, struct ib_uverbs_gid_entry *out,
+		  size_t max);
 
 /* Files and contexts */
 struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable);
@@ -290,10 +319,29 @@ struct emu_qp_req {
 	struct emu_pd *pd;
 	struct emu_cq *send_cq, *recv_cq;
 	struct emu_ind_tbl *tbl;
+	bool sq_sig_all;
 };
 
 int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		  const struct emu_udata *uhw, struct emu_qp **out);
+
+/*
+ * rc_qp.c: RNIC CQs and RC QPs (mana_ib_create_rc_qp and the core's
+ * modify/query rules).  The hardware side is device/rc.h.
+ */
+struct ib_uverbs_modify_qp;
+struct ib_uverbs_query_qp_resp;
+struct emu_rc_qp;
+/* The CQ's udata asked for an RNIC CQ: make its hardware CQ now. */
+int emu_rnic_cq_create(struct emu_cq *cq);
+void emu_rnic_cq_destroy(struct emu_cq *cq);
+int emu_rc_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
+		     const struct emu_udata *uhw, struct emu_qp **out);
+/* MODIFY_QP / EX_MODIFY_QP (@valid_mask: the bits the command may carry) */
+int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
+		     uint32_t valid_mask, const struct emu_udata *uhw);
+int emu_rc_qp_query(struct emu_qp *qp, uint32_t attr_mask,
+		    struct ib_uverbs_query_qp_resp *resp);
 
 /* Doorbell page mapping (mmap of the uverbs fd) */
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
@@ -359,12 +407,20 @@ void obj_free(struct emu_obj *obj);	/* unlink, drop deps, release, free */
  */
 int umem_check(uint64_t start, uint64_t length, bool write,
 	       uint64_t *pinned);
+
+/* raw_qp.c: ib_copy_validate_udata_in(); a queue buffer's umem checks */
+int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min);
+int queue_umem(uint64_t addr, uint64_t size, bool ring, uint64_t *pinned);
 uint64_t pinned_span(uint64_t start, uint64_t length);
 
 /* event.c */
 void event_files_detach(struct emu_file *file);
 /* A CQ goes away: its undelivered events go with it. */
 void event_records_drop_cq(struct emu_event_file *ev, struct emu_cq *cq);
+/* A QP async event to every async fd of @ctx; a QP takes its own back. */
+void emu_post_qp_event(struct emu_ucontext *ctx, struct emu_qp *qp,
+		       uint64_t user_handle, uint32_t event_type);
+void event_records_drop_qp(struct emu_ucontext *ctx, struct emu_qp *qp);
 
 /* doorbell.c: the context goes, its doorbell page may stay mapped */
 void db_page_orphan(struct emu_ucontext *ctx);

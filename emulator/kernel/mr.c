@@ -212,6 +212,7 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 		.start = mr->start, .iova = mr->iova, .length = mr->length,
 		.lkey = mr->lkey, .pd = pd,
 		.writable = !!(mr->access & IB_UVERBS_ACCESS_LOCAL_WRITE),
+		.access = mr->access,
 	};
 	emu_dev_mr_add(&mr->hw);
 	*out = mr;

@@ -339,17 +339,17 @@ static const char *attr_chardev_type(const struct nlattr *nla)
 	return str;
 }
 
-/* fill_dev_info() for mana_0 */
+/* fill_dev_info() for one of the IB devices (core/ibdev.h) */
 static void send_dev_info(struct emu_nlsock *s, const struct nlmsghdr *req,
-			  uint16_t flags)
+			  uint16_t flags, const struct emu_ibdev *d)
 {
 	struct nl_out o;
 
 	out_begin(&o, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
 		  flags, req, s->portid);
-	out_u32(&o, RDMA_NLDEV_ATTR_DEV_INDEX, EMU_IBDEV_INDEX);
-	out_str(&o, RDMA_NLDEV_ATTR_DEV_NAME, EMU_IBDEV_NAME);
-	out_u32(&o, RDMA_NLDEV_ATTR_PORT_INDEX, emu_dev.nports);
+	out_u32(&o, RDMA_NLDEV_ATTR_DEV_INDEX, d->index);
+	out_str(&o, RDMA_NLDEV_ATTR_DEV_NAME, d->name);
+	out_u32(&o, RDMA_NLDEV_ATTR_PORT_INDEX, d->nports);
 	out_u64(&o, RDMA_NLDEV_ATTR_CAP_FLAGS, EMU_DEVICE_CAP_FLAGS);
 	out_u64(&o, RDMA_NLDEV_ATTR_NODE_GUID, emu_dev.node_guid);
 	out_u64(&o, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, emu_dev.node_guid);
@@ -369,25 +369,33 @@ void out_done(struct emu_nlsock *s, const struct nlmsghdr *req)
 	out_send(s, &o);
 }
 
-/* The IB device exists only with mana_ib loaded on a MANA function. */
-static bool dev_index_ok(const struct nlattr *idx)
+/* The IB devices exist only with mana_ib loaded on a MANA function. */
+static const struct emu_ibdev *dev_index_ok(const struct nlattr *idx)
 {
-	return idx && attr_u32(idx) == EMU_IBDEV_INDEX &&
-	       mana_emu_has_ibdev(emu_dev.opts);
+	if (!idx || attr_u32(idx) >= emu_dev.nibdevs ||
+	    !mana_emu_has_ibdev(emu_dev.opts))
+		return NULL;
+	return &emu_dev.ibdev[attr_u32(idx)];
 }
 
 static int nl_get(struct emu_nlsock *s, const struct nlmsghdr *req,
 		  nl_attrs_t tb)
 {
+	const struct emu_ibdev *d;
+	unsigned int i;
+
 	if (req->nlmsg_flags & NLM_F_DUMP) {
-		if (mana_emu_has_ibdev(emu_dev.opts))
-			send_dev_info(s, req, NLM_F_MULTI);
+		for (i = 0; i < emu_dev.nibdevs; i++)
+			if (mana_emu_has_ibdev(emu_dev.opts))
+				send_dev_info(s, req, NLM_F_MULTI,
+					      &emu_dev.ibdev[i]);
 		out_done(s, req);
 		return NL_DUMP_DONE;
 	}
-	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
+	d = dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (!d)
 		return -EINVAL;
-	send_dev_info(s, req, 0);
+	send_dev_info(s, req, 0, d);
 	return 0;
 }
 
@@ -397,7 +405,8 @@ static int nl_get(struct emu_nlsock *s, const struct nlmsghdr *req,
  * port (ib_device_set_netdev), i.e. the VF interface.
  */
 static void send_port_info(struct emu_nlsock *s, const struct nlmsghdr *req,
-			   uint16_t flags, unsigned int port)
+			   uint16_t flags, const struct emu_ibdev *d,
+			   unsigned int port)
 {
 	uint8_t state, phys;
 	struct emu_link l;
@@ -406,8 +415,8 @@ static void send_port_info(struct emu_nlsock *s, const struct nlmsghdr *req,
 	emu_port_state(port, &state, &phys);
 	out_begin(&o, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET),
 		  flags, req, s->portid);
-	out_u32(&o, RDMA_NLDEV_ATTR_DEV_INDEX, EMU_IBDEV_INDEX);
-	out_str(&o, RDMA_NLDEV_ATTR_DEV_NAME, EMU_IBDEV_NAME);
+	out_u32(&o, RDMA_NLDEV_ATTR_DEV_INDEX, d->index);
+	out_str(&o, RDMA_NLDEV_ATTR_DEV_NAME, d->name);
 	out_u32(&o, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 	out_u64(&o, RDMA_NLDEV_ATTR_CAP_FLAGS, 0);
 	out_u8(&o, RDMA_NLDEV_ATTR_PORT_STATE, state);
@@ -424,19 +433,20 @@ static int nl_port_get(struct emu_nlsock *s, const struct nlmsghdr *req,
 		       nl_attrs_t tb)
 {
 	const struct nlattr *port = tb[RDMA_NLDEV_ATTR_PORT_INDEX];
+	const struct emu_ibdev *d = dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
 	unsigned int p;
 
-	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
+	if (!d)
 		return -EINVAL;
 	if (req->nlmsg_flags & NLM_F_DUMP) {
-		for (p = 1; p <= emu_dev.nports; p++)
-			send_port_info(s, req, NLM_F_MULTI, p);
+		for (p = 1; p <= d->nports; p++)
+			send_port_info(s, req, NLM_F_MULTI, d, p);
 		out_done(s, req);
 		return NL_DUMP_DONE;
 	}
-	if (!port || !emu_port_valid(attr_u32(port)))
+	if (!port || !emu_ibdev_port_valid(d, attr_u32(port)))
 		return -EINVAL;
-	send_port_info(s, req, 0, attr_u32(port));
+	send_port_info(s, req, 0, d, attr_u32(port));
 	return 0;
 }
 
@@ -450,8 +460,10 @@ static int nl_get_chardev(struct emu_nlsock *s, const struct nlmsghdr *req,
 			  nl_attrs_t tb)
 {
 	const struct nlattr *port = tb[RDMA_NLDEV_ATTR_PORT_INDEX];
+	const struct emu_ibdev *d;
 	const char *type;
 	struct nl_out o;
+	char name[16];
 
 	if (!tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE])
 		return -EINVAL;
@@ -460,9 +472,10 @@ static int nl_get_chardev(struct emu_nlsock *s, const struct nlmsghdr *req,
 		return -EINVAL;
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return port ? -EINVAL : -EOPNOTSUPP;	/* no global uverbs */
-	if (!dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]))
+	d = dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (!d)
 		return -EINVAL;
-	if (port && !emu_port_valid(attr_u32(port)))
+	if (port && !emu_ibdev_port_valid(d, attr_u32(port)))
 		return -EINVAL;
 	/* no such client: umad is not emulated, ib_uverbs may be missing */
 	if (strcmp(type, "uverbs") || !mana_emu_has_uverbs(emu_dev.opts))
@@ -472,9 +485,11 @@ static int nl_get_chardev(struct emu_nlsock *s, const struct nlmsghdr *req,
 		  0, req, s->portid);
 	out_u32(&o, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, emu_dev.driver_id);
 	out_u64(&o, RDMA_NLDEV_ATTR_CHARDEV,
-		huge_encode_dev(EMU_UVERBS_MAJOR, EMU_UVERBS_MINOR_BASE));
+		huge_encode_dev(EMU_UVERBS_MAJOR,
+				EMU_UVERBS_MINOR_BASE + d->index));
 	out_u64(&o, RDMA_NLDEV_ATTR_CHARDEV_ABI, EMU_UVERBS_ABI);
-	out_str(&o, RDMA_NLDEV_ATTR_CHARDEV_NAME, EMU_UVERBS_NAME);
+	snprintf(name, sizeof(name), "uverbs%u", d->index);
+	out_str(&o, RDMA_NLDEV_ATTR_CHARDEV_NAME, name);
 	out_send(s, &o);
 	return 0;
 }

@@ -45,5 +45,7 @@ void out_done(struct emu_nlsock *s, const struct nlmsghdr *req);
 /* rtnetlink.c: handle one NETLINK_ROUTE request; NL_DUMP_DONE, 0 or -errno */
 #define NL_DUMP_DONE 1		/* handler result: dump sent, no ack */
 int emu_rtnl_dispatch(struct emu_nlsock *s, const struct nlmsghdr *req);
+/* rtnetlink_addr.c: an RTM_GETADDR request */
+int emu_rtnl_getaddr(struct emu_nlsock *s, const struct nlmsghdr *req);
 
 #endif /* MANA_EMU_NETLINK_OUT_H */

@@ -30,8 +30,7 @@
  * ib_copy_validate_udata_in(): at least @min bytes, a longer input must
  * be zero past the structure; the rest of @dst is zero-filled.
  */
-static int udata_in(const struct emu_udata *uhw, void *dst, size_t size,
-		    size_t min)
+int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min)
 {
 	size_t n = uhw->inlen < size ? uhw->inlen : size;
 	int ret;
@@ -54,8 +53,7 @@ static int udata_in(const struct emu_udata *uhw, void *dst, size_t size,
  * buffers must also be a power of two of at least a page, because the
  * hardware wraps ring offsets with a mask.
  */
-static int queue_umem(uint64_t addr, uint64_t size, bool ring,
-		      uint64_t *pinned)
+int queue_umem(uint64_t addr, uint64_t size, bool ring, uint64_t *pinned)
 {
 	if (!size || addr & (EMU_PAGE_SIZE - 1))
 		return -EINVAL;
@@ -72,6 +70,7 @@ static void cq_release(struct emu_obj *obj)
 
 	emu_dev.pinned_bytes -= pinned_span(cq->buf_addr,
 					    (uint64_t)cq->cqe * GDMA_CQE_SIZE);
+	emu_rnic_cq_destroy(cq);
 	if (!ev)
 		return;
 	event_records_drop_cq(ev, cq);
@@ -79,23 +78,37 @@ static void cq_release(struct emu_obj *obj)
 		free(ev);
 }
 
-/* mana_ib_create_cq() on the ETH device: no hardware CQ until a QP. */
+/*
+ * mana_ib_create_cq(): on the ETH device no hardware CQ until a QP; with
+ * the RNIC flag (mid era) the hardware CQ now, its id in the response.  A
+ * raw QP may still use an RNIC CQ: it gets a second hardware CQ on the
+ * same buffer (cq->hw), as the mid-era kernel made one.
+ */
 int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 		  const struct emu_udata *uhw, struct emu_cq **out)
 {
 	struct mana_ib_create_cq_resp resp = { .cqid = UINT32_MAX };
 	struct mana_ib_create_cq ucmd;
 	uint64_t pinned;
+	const struct emu_ibdev *d;
 	struct emu_cq *cq;
+	bool rnic;
 	int ret;
 
 	ret = udata_in(uhw, &ucmd, sizeof(ucmd), MANA_IB_CREATE_CQ_V1_LEN);
 	if (ret)
 		return ret;
-	/* the RNIC flag is accepted and ignored: the device type decides */
 	if (ucmd.flags & ~MANA_IB_CREATE_RNIC_CQ)
 		return -EOPNOTSUPP;
-	if (!req->cqe || req->cqe > emu_dev.max_qp_wr ||
+	/*
+	 * An RNIC CQ is not bound by max_qp_wr.  Mid-era (single) mana_ib:
+	 * the flag decides; split era: the device type (the ETH device
+	 * ignores the flag, on the RNIC every CQ is one).
+	 */
+	d = emu_ibdev_of(ctx->file);
+	rnic = d->rnic_cq_always ||
+	       (d->rnic && d->raw && (ucmd.flags & MANA_IB_CREATE_RNIC_CQ));
+	if (!req->cqe || (!rnic && req->cqe > emu_dev.max_qp_wr) ||
 	    req->cqe > UINT32_MAX / GDMA_CQE_SIZE)
 		return -EINVAL;
 	ret = queue_umem(ucmd.buf_addr, (uint64_t)req->cqe * GDMA_CQE_SIZE,
@@ -113,7 +126,11 @@ int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 	cq->channel = req->channel;
 	if (cq->channel)
 		cq->channel->cq_refs++;
-	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	ret = rnic ? emu_rnic_cq_create(cq) : 0;
+	if (!ret && rnic)
+		resp.cqid = cq->rnic_hw->id;
+	if (!ret)
+		ret = emu_udata_respond(uhw, &resp, sizeof(resp));
 	if (ret) {
 		obj_free(&cq->obj);
 		return ret;
@@ -562,7 +579,12 @@ err_vport:
 int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		  const struct emu_udata *uhw, struct emu_qp **out)
 {
-	if (req->qp_type != IBV_QPT_RAW_PACKET)
+	const struct emu_ibdev *d = emu_ibdev_of(ctx->file);
+
+	if (req->qp_type == IBV_QPT_RC && d->rnic)
+		return emu_rc_qp_create(ctx, req, uhw, out);
+	/* split era: raw packet QPs on the ETH device only */
+	if (req->qp_type != IBV_QPT_RAW_PACKET || !d->raw)
 		return -EINVAL;
 	if (req->tbl)
 		return qp_create_rss(ctx, req, uhw, out);

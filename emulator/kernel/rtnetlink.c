@@ -2,8 +2,7 @@
 /*
  * Fake NETLINK_ROUTE: the link requests a tool asks about the VM's
  * interfaces (links.h), answered as rtnl_getlink()/rtnl_dump_ifinfo()
- * answer.  Address dumps are empty (the DPDK interfaces carry no
- * address); anything else is refused with -EOPNOTSUPP, so a program that
+ * answer.  Address dumps: rtnetlink_addr.c; anything else is refused with -EOPNOTSUPP, so a program that
  * needs more of rtnetlink fails loudly instead of being misled.
  */
 #include <net/if.h>
@@ -37,7 +36,7 @@ static void send_link(struct emu_nlsock *s, const struct nlmsghdr *req,
 	out_u32(&o, IFLA_TXQLEN, 1000);
 	out_u8(&o, IFLA_OPERSTATE, l->operstate);
 	out_u8(&o, IFLA_LINKMODE, 0);
-	out_u32(&o, IFLA_MTU, l->kind == EMU_LINK_LO ? 65536 : 1500);
+	out_u32(&o, IFLA_MTU, l->mtu);
 	out_u32(&o, IFLA_GROUP, 0);
 	out_u32(&o, IFLA_PROMISCUITY, 0);
 	out_u32(&o, IFLA_NUM_TX_QUEUES, 1);
@@ -122,10 +121,7 @@ int emu_rtnl_dispatch(struct emu_nlsock *s, const struct nlmsghdr *req)
 	case RTM_GETLINK:
 		return getlink(s, req);
 	case RTM_GETADDR:
-		if (!(req->nlmsg_flags & NLM_F_DUMP))
-			return -EOPNOTSUPP;
-		out_done(s, req);
-		return NL_DUMP_DONE;
+		return emu_rtnl_getaddr(s, req);
 	default:
 		return -EOPNOTSUPP;
 	}

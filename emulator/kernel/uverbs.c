@@ -123,7 +123,7 @@ static int cmd_query_device(struct emu_bundle *b)
 	bundle_ctx(b, &ret);
 	if (ret)
 		return ret;
-	emu_query_device(&resp);
+	emu_query_device(emu_ibdev_of(b->file), &resp);
 	return emu_response(b, &resp.base, sizeof(resp.base));
 }
 
@@ -147,7 +147,7 @@ static int cmd_ex_query_device(struct emu_bundle *b)
 		return ret;
 	if (emu_clear_user(b->uhw.outbuf, b->uhw.outlen))
 		return -EFAULT;
-	emu_query_device(&resp);
+	emu_query_device(emu_ibdev_of(b->file), &resp);
 	resp.response_length = b->ucore.outlen < sizeof(resp) ?
 				       b->ucore.outlen : sizeof(resp);
 	return emu_response(b, &resp, sizeof(resp));
@@ -165,7 +165,7 @@ static int cmd_query_port(struct emu_bundle *b)
 	bundle_ctx(b, &ret);
 	if (ret)
 		return ret;
-	ret = emu_query_port(cmd.port_num, &resp);
+	ret = emu_query_port(emu_ibdev_of(b->file), cmd.port_num, &resp);
 	if (ret)
 		return ret;
 	return emu_response(b, &resp, sizeof(resp));

@@ -17,6 +17,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "emulator/core/emu.h"
+#include "emulator/core/gid.h"
 #include "kernel.h"
 #include "uverbs.h"
 
@@ -71,18 +72,36 @@ static int m_query_port(struct emu_call *c)
 			     &port);
 	if (ret)
 		return ret;
-	ret = emu_query_port(port, &resp.legacy_resp);
+	ret = emu_query_port(emu_ibdev_of(c->file), port, &resp.legacy_resp);
 	if (ret)
 		return ret;
 	return call_copy_to_struct_or_zero(c, UVERBS_ATTR_QUERY_PORT_RESP,
 					   &resp, sizeof(resp));
 }
 
-/* gid_tbl_len is 0 on every port: no entry ever exists. */
+/* copy_gid_entries_to_user(): entry_size may differ from ours */
+static int gid_entries_out(struct emu_call *c, struct emu_attr *a,
+			   const struct ib_uverbs_gid_entry *e, size_t n,
+			   size_t entry_size)
+{
+	size_t i, len = entry_size < sizeof(*e) ? entry_size : sizeof(*e);
+	char *dst = (char *)a->ptr;
+
+	for (i = 0; i < n; i++, dst += entry_size) {
+		if (emu_copy_to_user(dst, &e[i], len))
+			return -EFAULT;
+		if (entry_size > len &&
+		    emu_clear_user(emu_user_off(dst, len), entry_size - len))
+			return -EFAULT;
+	}
+	return set_output(c, a);
+}
+
 static int m_query_gid_table(struct emu_call *c)
 {
+	struct ib_uverbs_gid_entry e[MANA_EMU_MAX_PORTS * EMU_GID_TBL_LEN];
 	struct emu_attr *entries;
-	uint64_t flags, entry_size, num = 0;
+	uint64_t flags, entry_size, max, num;
 	int ret;
 
 	ret = call_get_flags(c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0, &flags);
@@ -100,7 +119,13 @@ static int m_query_gid_table(struct emu_call *c)
 	call_ctx(c, &ret);
 	if (ret)
 		return ret;
-	ret = set_output(c, entries);
+	max = entries->len / entry_size;
+	ret = emu_gid_table(emu_ibdev_of(c->file), e,
+			    max < ARRAY_SIZE(e) ? max : ARRAY_SIZE(e));
+	if (ret < 0)
+		return ret;
+	num = ret;
+	ret = gid_entries_out(c, entries, e, num, entry_size);
 	if (ret)
 		return ret;
 	return call_copy_to(c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES,
@@ -109,6 +134,7 @@ static int m_query_gid_table(struct emu_call *c)
 
 static int m_query_gid_entry(struct emu_call *c)
 {
+	struct ib_uverbs_gid_entry e;
 	uint64_t flags, port, index;
 	int ret;
 
@@ -126,8 +152,12 @@ static int m_query_gid_entry(struct emu_call *c)
 	call_ctx(c, &ret);
 	if (ret)
 		return ret;
-	/* Invalid port, or an index past the (empty) table: both EINVAL. */
-	return -EINVAL;
+	ret = emu_gid_entry(emu_ibdev_of(c->file), port, index, &e);
+	if (ret)
+		return ret;
+	return call_copy_to_struct_or_zero(c,
+					   UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+					   &e, sizeof(e));
 }
 
 static int m_async_event_alloc(struct emu_call *c)

@@ -190,6 +190,7 @@ static int create_qp(struct emu_bundle *b,
 		.max_recv_sge = cmd->max_recv_sge,
 		.max_inline_data = cmd->max_inline_data,
 		.create_flags = cmd->create_flags,
+		.sq_sig_all = cmd->sq_sig_all,
 	};
 	struct emu_ucontext *ctx;
 	struct emu_qp *qp;
@@ -260,15 +261,19 @@ int cmd_destroy_qp(struct emu_bundle *b)
 {
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	struct ib_uverbs_destroy_qp cmd;
+	struct emu_qp *qp;
 	int ret;
 
 	ret = emu_request(b, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
+	/* the async events the application read; libibverbs waits for them */
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (qp)
+		resp.events_reported = qp->events_reported;
 	ret = destroy_handle(b, EMU_OBJ_QP, cmd.qp_handle);
 	if (ret)
 		return ret;
-	/* no QP events exist here: nothing was reported */
 	return emu_response(b, &resp, sizeof(resp));
 }
 
@@ -280,35 +285,61 @@ static int qp_notsupp(struct emu_bundle *b, uint32_t handle)
 
 int cmd_query_qp(struct emu_bundle *b)
 {
+	struct ib_uverbs_query_qp_resp resp;
 	struct ib_uverbs_query_qp cmd;
-	int ret;
-
-	ret = emu_request(b, &cmd, sizeof(cmd));
-	return ret ? ret : qp_notsupp(b, cmd.qp_handle);
-}
-
-int cmd_modify_qp(struct emu_bundle *b)
-{
-	struct ib_uverbs_modify_qp cmd;
+	struct emu_qp *qp;
 	int ret;
 
 	ret = emu_request(b, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	if (!lookup_read(b, EMU_OBJ_QP, cmd.qp_handle))
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (!qp || !qp->rc)
+		return qp_notsupp(b, cmd.qp_handle);
+	ret = emu_rc_qp_query(qp, cmd.attr_mask, &resp);
+	return ret ? ret : emu_response(b, &resp, sizeof(resp));
+}
+
+int cmd_modify_qp(struct emu_bundle *b)
+{
+	struct ib_uverbs_modify_qp cmd;
+	struct emu_qp *qp;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
+	if (!qp)
 		return -EINVAL;
 	if ((cmd.attr_mask & IBV_QP_PORT) && !emu_port_valid(cmd.port_num))
 		return -EINVAL;
+	/* IB_QP_ATTR_STANDARD_BITS: the write command has no rate limit */
+	if (qp->rc)
+		return emu_rc_qp_modify(qp, &cmd, (1u << 21) - 1, &b->uhw);
 	return -EOPNOTSUPP;
 }
 
 int cmd_ex_modify_qp(struct emu_bundle *b)
 {
+	struct ib_uverbs_ex_modify_qp_resp resp = {};
 	struct ib_uverbs_ex_modify_qp cmd;
+	struct emu_qp *qp;
 	int ret;
 
 	ret = emu_request(b, &cmd, sizeof(cmd));
-	return ret ? ret : qp_notsupp(b, cmd.base.qp_handle);
+	if (ret)
+		return ret;
+	qp = lookup_read(b, EMU_OBJ_QP, cmd.base.qp_handle);
+	if (!qp || !qp->rc)
+		return qp_notsupp(b, cmd.base.qp_handle);
+	/* up to IB_USER_LAST_QP_ATTR_MASK (IB_QP_RATE_LIMIT) */
+	ret = emu_rc_qp_modify(qp, &cmd.base, (IBV_QP_RATE_LIMIT << 1) - 1,
+			       &b->uhw);
+	if (ret)
+		return ret;
+	resp.response_length = response_length(b, sizeof(resp));
+	return emu_response(b, &resp, sizeof(resp));
 }
 
 int cmd_ex_create_wq(struct emu_bundle *b)

@@ -134,6 +134,7 @@ static int qp_method_flags(struct emu_call *c, struct emu_qp_req *req)
 			     QP_CREATE_FLAGS_IOCTL, &flags);
 	if (ret)
 		return ret;
+	req->sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	flags &= ~(uint64_t)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	if (flags && req->qp_type != IB_UVERBS_QPT_RAW_PACKET &&
 	    req->qp_type != IB_UVERBS_QPT_UD)
@@ -208,10 +209,13 @@ static int m_qp_create(struct emu_call *c)
 
 static int m_qp_destroy(struct emu_call *c)
 {
-	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct emu_qp *qp = call_obj(c, UVERBS_ATTR_DESTROY_QP_HANDLE);
+	struct ib_uverbs_destroy_qp_resp resp = {
+		.events_reported = qp->events_reported,
+	};
 	int ret;
 
-	ret = emu_obj_destroy(call_obj(c, UVERBS_ATTR_DESTROY_QP_HANDLE));
+	ret = emu_obj_destroy(&qp->obj);
 	if (ret)
 		return ret;
 	return call_copy_to(c, UVERBS_ATTR_DESTROY_QP_RESP, &resp,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mana.h"
+#include "datapath.h"
 
 MANA_DECLARE_DRV_CMD(mana_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
 		     mana_ib_create_cq, mana_ib_create_cq_resp);
@@ -54,14 +55,28 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 			     MANADV_RES_TYPE_CQ, &cq->buf);
 	if (ret)
 		goto err_free;
+	/*
+	 * An RNIC CQ's depth is a power of two, as hardware queues are
+	 * (rdma-core goes further and takes the whole buffer; manadv users
+	 * count on the depth they asked for when it is a power of two).
+	 */
+	if (cq->buf.source == MANA_BUF_OWN &&
+	    mana_roundup_pow2(cq->count) <= caps.max_cqe)
+		cq->count = mana_roundup_pow2(cq->count);
 	mana_cq_init_consumer(cq);
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
 	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
+	/*
+	 * A hardware CQ now, for RC QPs (RNIC CQ), unless the buffer is the
+	 * application's (DPDK's raw queues), as rdma-core decides.
+	 */
+	if (cq->buf.source == MANA_BUF_OWN)
+		cmd.drv.flags = MANA_IB_CREATE_RNIC_CQ;
 	/* Kernels that do not return a CQ id leave this untouched. */
 	resp.drv.cqid = UINT32_MAX;
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+	ret = ibv_cmd_create_cq(context, (int)cq->count, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -69,6 +84,7 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 		goto err_buf;
 	}
 	cq->cqid = resp.drv.cqid;
+	cq->rnic_cqid = resp.drv.cqid;
 	return cq;
 
 err_buf:

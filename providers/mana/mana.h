@@ -112,6 +112,7 @@ struct mana_buf {
 
 struct mana_qp;
 struct mana_wq;
+struct mana_rc_qp;
 
 /*
  * One completion as the datapath decodes it.  Opcode and QP number are
@@ -157,8 +158,12 @@ struct mana_cq {
 	uint32_t lap;
 	uint32_t owner_bits;
 	uint32_t rang_lap;		/* lap at the last CQ doorbell */
-	/* completions were lost (owner bits, or IBV_EVENT_CQ_ERR): polls fail */
-	atomic_bool overrun;
+	/*
+	 * What sends ibv_poll_cq off the raw path, tested once per poll:
+	 * MANA_CQ_OVERRUN (completions were lost, by owner bits or
+	 * IBV_EVENT_CQ_ERR: polls fail), MANA_CQ_RC (RC QPs complete here).
+	 */
+	_Atomic uint8_t slow;
 	struct mana_qp *sq_qp;		/* bound send QP, or */
 	struct mana_wq *rq;		/* bound receive WQ */
 	/* rq while no coalesced frames wait, else a queue that is never ready */
@@ -187,6 +192,16 @@ struct mana_cq {
 	uint8_t cur_rx[16];
 	struct mana_wc cur;
 	uint32_t wc_flags_ex;		/* requested IBV_WC_EX_WITH_* */
+	/*
+	 * RNIC CQ (rc_poll.c): the hardware CQ made at create (rnic_cqid,
+	 * UINT32_MAX if none), the RC QPs completing here, and the entry the
+	 * extended CQ is on.  rc is set while RC QPs use it; a raw queue binds
+	 * only a CQ that is not rc.
+	 */
+	bool rc;			/* mirrored in slow (MANA_CQ_RC) */
+	uint32_t rnic_cqid;
+	struct mana_rc_qp *rc_send_qps, *rc_recv_qps;
+	struct ibv_wc rc_cur;
 };
 
 /*
@@ -243,6 +258,7 @@ struct mana_rwq_ind_table {
 enum mana_qp_kind {
 	MANA_QP_RAW_SQ,			/* sends on one SQ */
 	MANA_QP_RAW_RSS,		/* receives on the WQs of a table */
+	MANA_QP_RC,			/* reliable connected (rc.h) */
 };
 
 /* A signaled send: where it starts and its WR number. */
@@ -327,6 +343,35 @@ static inline struct mana_device *to_mdev(struct ibv_device *dev)
 static inline struct mana_pd *to_mpd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct mana_pd, ibv_pd);
+}
+
+enum {
+	MANA_CQ_OVERRUN = 1 << 0,
+	MANA_CQ_RC = 1 << 1,
+};
+
+static inline bool mana_cq_overrun(struct mana_cq *cq)
+{
+	return atomic_load_explicit(&cq->slow, memory_order_relaxed) &
+	       MANA_CQ_OVERRUN;
+}
+
+static inline void mana_cq_set_overrun(struct mana_cq *cq)
+{
+	atomic_fetch_or_explicit(&cq->slow, MANA_CQ_OVERRUN,
+				 memory_order_relaxed);
+}
+
+/* Under the CQ lock: RC QPs start or stop completing on @cq. */
+static inline void mana_cq_set_rc(struct mana_cq *cq, bool rc)
+{
+	cq->rc = rc;
+	if (rc)
+		atomic_fetch_or_explicit(&cq->slow, MANA_CQ_RC,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&cq->slow, (uint8_t)~MANA_CQ_RC,
+					  memory_order_relaxed);
 }
 
 static inline struct mana_cq *to_mcq(struct ibv_cq *cq)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "datapath.h"
+#include "rc.h"
 
 /*
  * What fast_rq points to when the fast path must not run: it has retired
@@ -349,7 +350,7 @@ static int cq_next(struct mana_cq *cq, struct mana_wc *wc)
 			return 0;
 		}
 		if (owner != cq->owner_bits) {
-			atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+			mana_cq_set_overrun(cq);
 			return -1;
 		}
 		atomic_thread_fence(memory_order_acquire);
@@ -397,7 +398,7 @@ static void cq_maybe_ring(struct mana_cq *cq)
 
 static inline bool cq_overrun(struct mana_cq *cq)
 {
-	return atomic_load_explicit(&cq->overrun, memory_order_relaxed);
+	return mana_cq_overrun(cq);
 }
 
 static void overflow_error(struct mana_cq *cq)
@@ -516,9 +517,11 @@ int mana_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	int n, ret = 0;
 
 	if (num_entries <= 0)
-		return 0;
-	if (mana_unlikely(cq_overrun(cq)))
-		return -1;	/* logged when it was found */
+		return cq->rc ? mana_rc_poll_cq(cq, num_entries, wc) : 0;
+	/* one test for both: RC QPs complete in rc_poll.c; an overrun fails */
+	if (mana_unlikely(atomic_load_explicit(&cq->slow, memory_order_relaxed)))
+		return cq->rc ? mana_rc_poll_cq(cq, num_entries, wc) :
+				-1;	/* logged when it was found */
 	cq_lock(cq);
 	n = cq->rq ? rx_batch(cq, wc, num_entries) : 0;
 	while (n < num_entries) {
@@ -577,8 +580,16 @@ void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 		 * many laps (owner bits alias at 8): the CQ is broken for good.
 		 */
 		cq = to_mcq(event->element.cq);
-		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
+		mana_cq_set_overrun(cq);
 		overflow_error(cq);
+		return;
+	}
+	if ((event->event_type == IBV_EVENT_QP_FATAL ||
+	     event->event_type == IBV_EVENT_QP_REQ_ERR ||
+	     event->event_type == IBV_EVENT_QP_ACCESS_ERR) &&
+	    event->element.qp && event->element.qp->qp_type == IBV_QPT_RC) {
+		/* the device stopped the QP: flush once the CQEs are read */
+		mana_rc_qp_to_err(to_mrcqp(event->element.qp));
 		return;
 	}
 	if (event->event_type != IBV_EVENT_DEVICE_FATAL)

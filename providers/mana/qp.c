@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mana.h"
+#include "rc.h"
 
 MANA_DECLARE_DRV_CMD(mana_create_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
 		     mana_ib_create_qp, mana_ib_create_qp_resp);
@@ -282,7 +283,7 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	ret = mana_sq_init(ctx, qp, pd);
 	if (ret) {
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		cq->cqid = UINT32_MAX;
+		cq->cqid = cq->rnic_cqid;
 		goto err_buf;
 	}
 	atomic_store(&cq->bound, true);
@@ -488,8 +489,10 @@ struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
+	if (attr->qp_type == IBV_QPT_RC)
+		return mana_rc_create_qp(ctx, attr);
 	if (attr->qp_type != IBV_QPT_RAW_PACKET) {
-		mana_err(context, "QP type %d is not supported (RAW_PACKET only)",
+		mana_err(context, "QP type %d is not supported (RAW_PACKET and RC only)",
 			 attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -525,6 +528,8 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 	uint32_t i;
 	int ret;
 
+	if (ibqp->qp_type == IBV_QPT_RC)
+		return mana_rc_destroy_qp(ibqp);
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret) {
 		mana_err(ibqp->context, "DESTROY_QP failed: %s", strerror(ret));
@@ -534,7 +539,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 	raw_qp_del(to_mctx(ibqp->context), qp);
 	/* the hardware queues are gone: ids no longer mean anything */
 	if (qp->kind == MANA_QP_RAW_SQ) {
-		qp->send_cq->cqid = UINT32_MAX;
+		qp->send_cq->cqid = qp->send_cq->rnic_cqid;
 		mana_cq_unbind(qp->send_cq);
 		atomic_store(&qp->send_cq->bound, false);
 		mana_sq_fini(qp);
@@ -544,7 +549,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 			struct mana_cq *cq = to_mcq(wq->ibv_wq.cq);
 
 			wq->wqid = UINT32_MAX;
-			cq->cqid = UINT32_MAX;
+			cq->cqid = cq->rnic_cqid;
 			mana_cq_unbind(cq);
 			atomic_store(&cq->bound, false);
 		}
@@ -568,6 +573,8 @@ int mana_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 
 	if (!attr)
 		return EINVAL;
+	if (ibqp->qp_type == IBV_QPT_RC)
+		return mana_rc_modify_qp(ibqp, attr, attr_mask);
 	if (attr_mask & ~known) {
 		mana_err(ibqp->context,
 			 "raw QPs support only state and port attributes (mask 0x%x)",
@@ -604,6 +611,8 @@ int mana_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 
 	if (!attr || !init_attr)
 		return EINVAL;
+	if (ibqp->qp_type == IBV_QPT_RC)
+		return mana_rc_query_qp(ibqp, attr, attr_mask, init_attr);
 	memset(attr, 0, sizeof(*attr));
 	memset(init_attr, 0, sizeof(*init_attr));
 	attr->qp_state = ibqp->state;

@@ -15,6 +15,7 @@
 
 #include "datapath.h"
 #include "inet.h"
+#include "rc.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -366,6 +367,22 @@ static int post_general(struct mana_qp *qp, struct mana_cursor *c,
 		      wr->num_sge, wr->wr_id);
 }
 
+/* Not a raw send QP: an RC QP posts in rc_send.c, an RSS QP cannot send. */
+static int post_not_raw(struct mana_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	if (qp->kind == MANA_QP_RC)
+		return mana_rc_post_send(&qp->vqp.qp, wr, bad_wr);
+	if (!wr) {
+		if (bad_wr)
+			*bad_wr = NULL;
+		return EINVAL;
+	}
+	mana_err(qp->vqp.qp.context, "an RSS QP cannot send");
+	*bad_wr = wr;
+	return EINVAL;
+}
+
 static int post_check(struct mana_qp *qp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr)
 {
@@ -374,11 +391,6 @@ static int post_check(struct mana_qp *qp, struct ibv_send_wr *wr,
 	if (!wr) {
 		if (bad_wr)
 			*bad_wr = NULL;
-		return EINVAL;
-	}
-	if (qp->kind != MANA_QP_RAW_SQ) {
-		mana_err(ibctx, "an RSS QP cannot send");
-		*bad_wr = wr;
 		return EINVAL;
 	}
 	if (mana_ctx_fatal(ibctx)) {
@@ -398,6 +410,9 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint64_t oob;
 	int ret;
 
+	/* the one test the raw path makes of the QP's kind */
+	if (mana_unlikely(qp->kind != MANA_QP_RAW_SQ))
+		return post_not_raw(qp, wr, bad_wr);
 	ret = post_check(qp, wr, bad_wr);
 	if (ret)
 		return ret;
@@ -441,6 +456,8 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 int mana_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
+	if (ibqp->qp_type == IBV_QPT_RC)
+		return mana_rc_post_recv(ibqp, wr, bad_wr);
 	mana_err(ibqp->context,
 		 "raw QPs have no receive queue: post to the WQs of the RSS QP (ibv_post_wq_recv)");
 	if (bad_wr)

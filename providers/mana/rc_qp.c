@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RC QPs: create (four queues, sized as rdma-core v64 sizes them), modify
+ * (the kernel checks the transition; the provider follows path MTU, PSN and
+ * state), query and destroy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rc.h"
+
+MANA_DECLARE_DRV_CMD(mana_create_rc_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
+		     mana_ib_create_rc_qp, mana_ib_create_rc_qp_resp);
+
+#define MANA_RC_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+			  IBV_QP_EX_WITH_RDMA_WRITE | \
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+			  IBV_QP_EX_WITH_RDMA_READ)
+/* WRITE_WITH_IMM takes one SGE slot for the immediate: 29 + 1 in 512 bytes */
+#define MANA_RC_MAX_SEND_SGE (MANA_MAX_TX_SGE - 1)
+
+static uint32_t hw_size(uint64_t bytes)
+{
+	return (uint32_t)mana_queue_size(bytes);
+}
+
+/* ---- CQ lists --------------------------------------------------------- */
+
+static void cq_lock(struct mana_cq *cq)
+{
+	mana_spin_lock(&cq->lock);
+}
+
+static void cq_unlock(struct mana_cq *cq)
+{
+	mana_spin_unlock(&cq->lock);
+}
+
+static void cq_attach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
+{
+	cq_lock(cq);
+	if (send) {
+		qp->send_next = cq->rc_send_qps;
+		cq->rc_send_qps = qp;
+	} else {
+		qp->recv_next = cq->rc_recv_qps;
+		cq->rc_recv_qps = qp;
+	}
+	if (!cq->rc) {
+		mana_cq_set_rc(cq, true);
+		mana_rc_cq_init_ex_ops(cq);
+	}
+	atomic_store(&cq->bound, true);
+	cq_unlock(cq);
+}
+
+static void cq_detach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
+{
+	struct mana_rc_qp **p;
+
+	cq_lock(cq);
+	if (send) {
+		for (p = &cq->rc_send_qps; *p; p = &(*p)->send_next)
+			if (*p == qp) {
+				*p = qp->send_next;
+				break;
+			}
+	} else {
+		for (p = &cq->rc_recv_qps; *p; p = &(*p)->recv_next)
+			if (*p == qp) {
+				*p = qp->recv_next;
+				break;
+			}
+	}
+	/* no RC QP left: the CQ may serve a raw queue again */
+	if (!cq->rc_send_qps && !cq->rc_recv_qps) {
+		mana_cq_set_rc(cq, false);
+		mana_cq_init_ops(cq);
+		atomic_store(&cq->bound, false);
+	}
+	cq_unlock(cq);
+}
+
+/* ---- create ----------------------------------------------------------- */
+
+static int check_cq(struct ibv_context *ibctx, struct ibv_cq *ibcq,
+		    const char *which)
+{
+	struct mana_cq *cq;
+
+	if (!ibcq || ibcq->context != ibctx) {
+		mana_err(ibctx, "RC QP needs a %s CQ of this context", which);
+		return EINVAL;
+	}
+	cq = to_mcq(ibcq);
+	if (cq->rnic_cqid == UINT32_MAX) {
+		mana_err(ibctx, "the %s CQ has no hardware CQ (RNIC CQ): RC QPs need CQs created without an external allocator, on a kernel with RNIC support",
+			 which);
+		return EINVAL;
+	}
+	if (atomic_load(&cq->bound) && !cq->rc) {
+		mana_err(ibctx, "the %s CQ already serves a raw packet queue",
+			 which);
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int check_attr(struct mana_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct mana_caps caps;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
+		mana_err(ibctx, "unsupported RC QP comp_mask 0x%x", attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		mana_err(ibctx, "unsupported QP create_flags 0x%x",
+			 attr->create_flags);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~(uint64_t)MANA_RC_SEND_OPS)) {
+		mana_err(ibctx, "RC QPs send, write and read only (no atomics, MW binding, invalidation): send_ops_flags 0x%llx",
+			 (unsigned long long)attr->send_ops_flags);
+		return EOPNOTSUPP;
+	}
+	if (!attr->pd || attr->pd->context != ibctx) {
+		mana_err(ibctx, "QP needs a PD of this context");
+		return EINVAL;
+	}
+	if (attr->srq) {
+		mana_err(ibctx, "MANA has no shared receive queues");
+		return EOPNOTSUPP;
+	}
+	ret = check_cq(ibctx, attr->send_cq, "send");
+	if (ret)
+		return ret;
+	ret = check_cq(ibctx, attr->recv_cq, "receive");
+	if (ret)
+		return ret;
+	ret = mana_get_caps(ctx, &caps);
+	if (ret)
+		return ret;
+	if (!attr->cap.max_send_wr || attr->cap.max_send_wr > caps.max_qp_wr ||
+	    attr->cap.max_recv_wr > caps.max_qp_wr) {
+		mana_err(ibctx, "max_send_wr %u (1..%u) or max_recv_wr %u (0..%u) out of range",
+			 attr->cap.max_send_wr, caps.max_qp_wr,
+			 attr->cap.max_recv_wr, caps.max_qp_wr);
+		return EINVAL;
+	}
+	if (attr->cap.max_send_sge > MANA_RC_MAX_SEND_SGE ||
+	    attr->cap.max_recv_sge > MANA_MAX_RX_SGE) {
+		mana_err(ibctx, "max_send_sge %u (up to %u) or max_recv_sge %u (up to %u) out of range",
+			 attr->cap.max_send_sge, MANA_RC_MAX_SEND_SGE,
+			 attr->cap.max_recv_sge, MANA_MAX_RX_SGE);
+		return EINVAL;
+	}
+	if (attr->cap.max_inline_data > MANA_MAX_INLINE_DATA) {
+		mana_err(ibctx, "max_inline_data %u exceeds %u",
+			 attr->cap.max_inline_data, MANA_MAX_INLINE_DATA);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* Queue memory is ours: RC queues never come from DPDK's allocators. */
+static int alloc_queue(struct mana_context *ctx, struct mana_rc_queue *q,
+		       uint32_t ring_size, uint32_t extra)
+{
+	size_t len = ((size_t)ring_size + extra + MANA_PAGE_SIZE - 1) &
+		     ~(size_t)(MANA_PAGE_SIZE - 1);
+	void *addr;
+
+	memset(q, 0, sizeof(*q));
+	if (!ring_size || posix_memalign(&addr, MANA_PAGE_SIZE, len)) {
+		mana_err(&ctx->ibv_ctx.context,
+			 "cannot allocate a %zu-byte RC queue", len);
+		return ENOMEM;
+	}
+	memset(addr, 0, len);
+	q->buf.addr = addr;
+	q->buf.size = len;
+	q->buf.source = MANA_BUF_OWN;
+	q->ring_size = ring_size;
+	return 0;
+}
+
+static void free_queues(struct mana_rc_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++)
+		mana_free_buf(&qp->q[i].buf);
+}
+
+/*
+ * Sizes as rdma-core v64 computes them: the SQ has room for max_send_wr
+ * WQEs of max_send_sge + 1 SGEs with the 24-byte OOB (the extra slot is
+ * WRITE_WITH_IMM's immediate), followed by the rollback area; the two
+ * hardware-internal queues get a page; the RQ max_recv_wr WQEs.
+ */
+static int alloc_queues(struct mana_context *ctx, struct mana_rc_qp *qp)
+{
+	uint32_t sizes[MANA_RC_QUEUE_COUNT];
+	unsigned int i;
+	int ret;
+
+	sizes[MANA_RC_SEND_QUEUE_REQUESTER] =
+		hw_size((uint64_t)qp->max_send_wr *
+			mana_sq_wqe_size(qp->max_send_sge + 1));
+	sizes[MANA_RC_SEND_QUEUE_RESPONDER] = MANA_PAGE_SIZE;
+	sizes[MANA_RC_RECV_QUEUE_REQUESTER] = MANA_PAGE_SIZE;
+	sizes[MANA_RC_RECV_QUEUE_RESPONDER] =
+		hw_size((uint64_t)qp->max_recv_wr *
+			mana_rq_wqe_size(qp->max_recv_sge));
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++) {
+		ret = alloc_queue(ctx, &qp->q[i], sizes[i],
+				  i == MANA_RC_SEND_QUEUE_REQUESTER ?
+				  MANA_RC_ROLLBACK_SIZE : 0);
+		if (ret) {
+			free_queues(qp);
+			return ret;
+		}
+	}
+	qp->rollback = (struct mana_rc_rollback *)
+		((uint8_t *)qp->q[MANA_RC_SEND_QUEUE_REQUESTER].buf.addr +
+		 sizes[MANA_RC_SEND_QUEUE_REQUESTER]);
+	qp->rollback->signature = MANA_RC_ROLLBACK_SIG;
+	qp->rollback->size = MANA_RC_ROLLBACK_SIZE;
+	return 0;
+}
+
+/* Queue ids as the uAPI promises them: 24 bits, subtypes in the low two. */
+static bool ids_valid(const uint32_t *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++)
+		if (id[i] > GDMA_QUEUE_ID_MAX || id[i] <= 1)
+			return false;
+	return (id[MANA_RC_SEND_QUEUE_REQUESTER] & 3) == 0 &&
+	       (id[MANA_RC_SEND_QUEUE_RESPONDER] & 3) == 1 &&
+	       (id[MANA_RC_RECV_QUEUE_RESPONDER] & 3) == 0 &&
+	       (id[MANA_RC_RECV_QUEUE_REQUESTER] & 3) == 1 &&
+	       id[MANA_RC_SEND_QUEUE_REQUESTER] >> 2 ==
+	       id[MANA_RC_SEND_QUEUE_RESPONDER] >> 2 &&
+	       id[MANA_RC_RECV_QUEUE_RESPONDER] >> 2 ==
+	       id[MANA_RC_RECV_QUEUE_REQUESTER] >> 2;
+}
+
+static int create_cmd(struct mana_context *ctx, struct mana_rc_qp *qp,
+		      struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct mana_create_rc_qp_resp resp;
+	struct ibv_qp_init_attr_ex cmd_attr;
+	struct mana_create_rc_qp cmd;
+	unsigned int i;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++) {
+		cmd.drv.queue_buf[i] = (uintptr_t)qp->q[i].buf.addr;
+		cmd.drv.queue_size[i] = qp->q[i].ring_size;
+	}
+	/*
+	 * rdma-core v64 adds the 16-byte rollback area to queue_size[0]; the
+	 * emulated kernel and device want whole pages and wrap the SQ at its
+	 * size, so the area follows the ring in our allocation, unannounced
+	 * (nobody but the provider reads it).
+	 */
+	cmd_attr = *attr;
+	cmd_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	cmd_attr.cap.max_send_sge = qp->max_send_sge;
+	cmd_attr.cap.max_recv_sge = qp->max_recv_sge;
+	/* inline data never reaches the device: the provider copies it */
+	cmd_attr.cap.max_inline_data = 0;
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->qp.vqp, &cmd_attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		mana_err(ibctx, "CREATE_QP (RC) failed: %s", strerror(ret));
+		return ret;
+	}
+	if (!ids_valid(resp.drv.queue_id)) {
+		mana_err(ibctx, "kernel returned invalid RC queue ids %#x %#x %#x %#x; kernel without RC support?",
+			 resp.drv.queue_id[0], resp.drv.queue_id[1],
+			 resp.drv.queue_id[2], resp.drv.queue_id[3]);
+		ibv_cmd_destroy_qp(&qp->qp.vqp.qp);
+		return EPROTO;
+	}
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++)
+		qp->q[i].id = resp.drv.queue_id[i];
+	if (qp->qp.vqp.qp.qp_num != qp->q[MANA_RC_RECV_QUEUE_RESPONDER].id) {
+		mana_warn(ibctx, "kernel QP number %u differs from the receive queue id %u; using the queue id",
+			  qp->qp.vqp.qp.qp_num,
+			  qp->q[MANA_RC_RECV_QUEUE_RESPONDER].id);
+		qp->qp.vqp.qp.qp_num = qp->q[MANA_RC_RECV_QUEUE_RESPONDER].id;
+	}
+	return 0;
+}
+
+struct ibv_qp *mana_rc_create_qp(struct mana_context *ctx,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct mana_rc_qp *qp;
+	struct mana_pd *pd;
+	int ret;
+
+	ret = check_attr(ctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd = to_mpd(attr->pd);
+	qp->qp.kind = MANA_QP_RC;
+	qp->qp.port = 1;
+	qp->max_send_wr = attr->cap.max_send_wr;
+	qp->max_recv_wr = attr->cap.max_recv_wr;
+	qp->max_send_sge = attr->cap.max_send_sge ? attr->cap.max_send_sge : 1;
+	qp->max_recv_sge = attr->cap.max_recv_sge ? attr->cap.max_recv_sge : 1;
+	qp->max_inline_data = attr->cap.max_inline_data;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->send_cq = to_mcq(attr->send_cq);
+	qp->recv_cq = to_mcq(attr->recv_cq);
+	qp->path_mtu = IBV_MTU_1024;
+	qp->mtu = mana_rc_mtu_bytes(qp->path_mtu);
+	mana_spin_init(&qp->sq_lock);
+	mana_spin_init(&qp->rq_lock);
+	atomic_init(&qp->flushing, false);
+
+	ret = alloc_queues(ctx, qp);
+	if (ret)
+		goto err_free;
+	ret = mana_rc_sq_init(ctx, qp, pd);
+	if (ret)
+		goto err_queues;
+	ret = create_cmd(ctx, qp, attr);
+	if (ret)
+		goto err_sq;
+
+	cq_attach(qp->send_cq, qp, true);
+	cq_attach(qp->recv_cq, qp, false);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		mana_rc_init_ex_ops(qp);
+	if (pd->protection_domain)
+		atomic_fetch_add(&pd->refs, 1);
+
+	attr->cap.max_send_wr = qp->max_send_wr;
+	attr->cap.max_recv_wr = qp->max_recv_wr;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	qp->cap = attr->cap;
+	qp->qp.cap = attr->cap;
+	return &qp->qp.vqp.qp;
+
+err_sq:
+	mana_rc_sq_fini(qp);
+err_queues:
+	free_queues(qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/* ---- destroy ---------------------------------------------------------- */
+
+int mana_rc_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mana_rc_qp *qp = to_mrcqp(ibqp);
+	struct mana_pd *pd = to_mpd(ibqp->pd);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret) {
+		mana_err(ibqp->context, "DESTROY_QP failed: %s", strerror(ret));
+		return ret;
+	}
+	/* its CQEs still in the CQs find no QP and are dropped */
+	cq_detach(qp->send_cq, qp, true);
+	cq_detach(qp->recv_cq, qp, false);
+	if (pd->protection_domain)
+		atomic_fetch_sub(&pd->refs, 1);
+	mana_rc_sq_fini(qp);
+	free_queues(qp);
+	free(qp);
+	return 0;
+}
+
+/* ---- modify ----------------------------------------------------------- */
+
+void mana_rc_qp_to_err(struct mana_rc_qp *qp)
+{
+	qp->qp.vqp.qp.state = IBV_QPS_ERR;
+	atomic_store(&qp->flushing, true);
+}
+
+/* Lock everything the datapath touches: both CQs, then SQ and RQ. */
+static void lock_all(struct mana_rc_qp *qp)
+{
+	/* two CQs in address order: another QP may have them the other way */
+	struct mana_cq *a = qp->send_cq < qp->recv_cq ? qp->send_cq : qp->recv_cq;
+	struct mana_cq *b = qp->send_cq < qp->recv_cq ? qp->recv_cq : qp->send_cq;
+
+	cq_lock(a);
+	if (b != a)
+		cq_lock(b);
+	mana_spin_lock(&qp->sq_lock);
+	mana_spin_lock(&qp->rq_lock);
+}
+
+static void unlock_all(struct mana_rc_qp *qp)
+{
+	mana_spin_unlock(&qp->rq_lock);
+	mana_spin_unlock(&qp->sq_lock);
+	if (qp->recv_cq != qp->send_cq)
+		cq_unlock(qp->recv_cq);
+	cq_unlock(qp->send_cq);
+}
+
+/* RESET: the hardware forgets the queues; so do we (no completions). */
+static void reset_queues(struct mana_rc_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++) {
+		memset(qp->q[i].buf.addr, 0, qp->q[i].ring_size);
+		qp->q[i].prod_bu = 0;
+		qp->q[i].cons_bu = 0;
+	}
+	atomic_store(&qp->rollback->left, 0);
+	atomic_store(&qp->rollback->right, 0);
+	qp->sq_head = qp->sq_tail = 0;
+	qp->rq_head = qp->rq_tail = 0;
+	qp->armed = false;
+	qp->sq_err = false;
+	qp->rq_err = false;
+	atomic_store(&qp->flushing, false);
+}
+
+int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		      int attr_mask)
+{
+	struct mana_rc_qp *qp = to_mrcqp(ibqp);
+	struct ibv_modify_qp cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret) {
+		mana_err(ibqp->context, "MODIFY_QP failed: %s (mask 0x%x, state %d -> %d)",
+			 strerror(ret), attr_mask, ibqp->state,
+			 (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
+		return ret;
+	}
+
+	lock_all(qp);
+	if (attr_mask & IBV_QP_PATH_MTU) {
+		qp->path_mtu = attr->path_mtu;
+		qp->mtu = mana_rc_mtu_bytes(attr->path_mtu);
+		qp->attr.path_mtu = attr->path_mtu;
+	}
+	if (attr_mask & IBV_QP_SQ_PSN) {
+		qp->sq_psn = attr->sq_psn & MANA_RC_PSN_MASK;
+		qp->acked_psn = mana_rc_psn_add(qp->sq_psn, MANA_RC_PSN_MASK);
+		qp->ssn = 1;
+		qp->attr.sq_psn = attr->sq_psn;
+	}
+	if (attr_mask & IBV_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (attr_mask & IBV_QP_STATE) {
+		switch (attr->qp_state) {
+		case IBV_QPS_RESET:
+			reset_queues(qp);
+			break;
+		case IBV_QPS_ERR:
+			mana_rc_qp_to_err(qp);
+			break;
+		default:
+			break;
+		}
+		ibqp->state = attr->qp_state;
+	}
+	unlock_all(qp);
+	return 0;
+}
+
+int mana_rc_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		     int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct mana_rc_qp *qp = to_mrcqp(ibqp);
+	struct ibv_query_qp cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (ret) {
+		mana_err(ibqp->context, "QUERY_QP failed: %s", strerror(ret));
+		return ret;
+	}
+	/* what the provider granted, not what the kernel saw */
+	attr->cap = qp->cap;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->qp_type = IBV_QPT_RC;
+	return 0;
+}
