@@ -412,7 +412,7 @@ static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 	struct emu_hwq *rq;
 	const uint8_t *p;
 	uintptr_t va;
-	uint8_t cqe[GDMA_CQE_SIZE] __attribute__((aligned(8)));
+	uint64_t w[3];
 
 	/* emu_frame_parse_plain()'s checks, for UDP with its whole header */
 	if (len < EMU_ETH_HLEN + EMU_IPV4_MIN_HLEN + EMU_UDP_HLEN ||
@@ -471,8 +471,8 @@ static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
 	/* rx_complete_okay(): no tag; the IPv4 header checked, UDP OK */
 	flags = hashtype << 16 | 1U << 29 |
 		(emu_ipv4_hdr20_ok(ip) ? 1U << 25 : 1U << 26);
-	if (!mana_rx_comp_encode_one(cqe, flags, (uint16_t)len, hash, wqe_off))
-		cq_post(rq->cq, cqe, rq->id, false);
+	if (!mana_rx_comp_words_one(w, flags, (uint16_t)len, hash))
+		cq_post4(rq->cq, w[0], w[1], w[2], wqe_off, rq->id, false);
 	return true;
 }
 

@@ -170,17 +170,36 @@ static uint8_t tx_check_oob(const struct emu_hwq *sq, const uint8_t *p,
 	return CQE_TX_OKAY;
 }
 
-static void tx_sent(struct emu_hwq *sq, size_t len)
+/*
+ * Frames sent in one slice of an SQ, added to the queue's, the device's
+ * and the port's counters once at its end (tx_tally_flush()).
+ */
+struct tx_tally {
+	uint64_t frames, bytes, cut_frames, cut_bytes;
+};
+
+static inline __attribute__((always_inline)) void
+tx_sent(struct tx_tally *t, size_t len)
 {
-	sq->st.frames++;
-	sq->st.bytes += len;
-	devst.tx_total++;
+	t->frames++;
+	t->bytes += len;
 	if (__builtin_expect(emu.opts.fault_fatal_after != 0, 0) &&
 	    !devst.fatal_after_done &&
-	    devst.tx_total >= emu.opts.fault_fatal_after) {
+	    devst.tx_total + t->frames >= emu.opts.fault_fatal_after) {
 		devst.fatal_after_done = true;
 		dev_fatal("--fault=fatal-after");
 	}
+}
+
+static void tx_tally_flush(struct emu_hwq *sq, const struct tx_tally *t)
+{
+	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
+
+	sq->st.frames += t->frames;
+	sq->st.bytes += t->bytes;
+	devst.tx_total += t->frames;
+	dp->lb_cut_frames += t->cut_frames;
+	dp->lb_cut_bytes += t->cut_bytes;
 }
 
 /* Where a loopback frame is built when it goes straight to the receiver. */
@@ -195,7 +214,8 @@ static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
  * the ring's next slot and is received at the end of the slice.
  */
 static inline __attribute__((always_inline)) void
-tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
+tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok,
+       struct tx_tally *t)
 {
 	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
@@ -230,8 +250,8 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 		return;
 	}
 	if (cut) {
-		dp->lb_cut_frames++;
-		dp->lb_cut_bytes += len;
+		t->cut_frames++;
+		t->cut_bytes += len;
 	} else if (in_ring) {
 		dp->lb_tx_frames++;
 		dp->lb_tx_bytes += len;
@@ -239,7 +259,7 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 	} else {
 		backend_tx_commit(dp->backend, f, len);
 	}
-	tx_sent(sq, len);
+	tx_sent(t, len);
 	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
 	if (cut)
@@ -252,6 +272,7 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 	struct backend_lb *lb = emu_ports[sq->port - 1].lb;
 	/* loopback frames cut through while its ring is empty */
 	bool cut_ok = lb && !backend_lb_queued(lb);
+	struct tx_tally t = { 0 };
 	unsigned int sent = 0;
 	const uint8_t *p;
 	uint32_t off;
@@ -266,10 +287,11 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 			sq->head = sq->tail;
 			break;
 		}
-		tx_one(sq, p, off, &cut_ok);
+		tx_one(sq, p, off, &cut_ok, &t);
 		sq->head += sq->cache->v.size;
 		sent++;
 	}
+	tx_tally_flush(sq, &t);
 	/* loopback frames arrive right after the work that sent them */
 	if (sent)
 		dev_poll_backend(sq->port);
