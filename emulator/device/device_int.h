@@ -137,9 +137,12 @@ ucopy(void *local, void *remote, size_t len, bool to_user)
 	}
 	left = to_user ? mana_emu_ucopy(remote, local, len) :
 			 mana_emu_ucopy(local, remote, len);
-	if (__builtin_expect(left != 0, 0))
+	if (__builtin_expect(left != 0, 0)) {
 		devst.ucopy_faults++;
-	return len - left;
+		return len - left;
+	}
+	/* len itself, so that the caller's "!= len" folds away */
+	return len;
 }
 
 /*
@@ -178,6 +181,7 @@ struct wq_cache {
 	uint32_t oob_size;		/* 0: none */
 	uint64_t oob_raw[GDMA_OOB_XLARGE / 8];
 	struct mana_tx_oob oob;
+	bool oob_offload;		/* oob asks for checksums or a tag */
 	uint8_t data[WQ_CACHE_SIZE] __attribute__((aligned(8)));
 };
 
@@ -242,7 +246,10 @@ static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
 static inline __attribute__((always_inline)) uint8_t *
 cq_slot(struct emu_hwq *cq, uint32_t wq_num, bool is_sq, uint32_t *last)
 {
-	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
+	/* gdma_owner_expected() and gdma_queue_slot() with one division */
+	uint32_t n = cq->count, lap = n ? cq->prod / n : 0;
+	uint32_t owner = lap & GDMA_OWNER_MASK;
+	uint32_t idx = n ? cq->prod - lap * n : 0;
 
 	if (__builtin_expect(emu.opts.fault_drop_cqe != 0, 0) &&
 	    ++devst.cqe_total == emu.opts.fault_drop_cqe) {
@@ -253,8 +260,7 @@ cq_slot(struct emu_hwq *cq, uint32_t wq_num, bool is_sq, uint32_t *last)
 	if (wq_num > GDMA_QUEUE_ID_MAX || owner > GDMA_OWNER_MASK)
 		return NULL;
 	*last = wq_num | (uint32_t)is_sq << 24 | owner << 29;
-	return (uint8_t *)(uintptr_t)cq->buf +
-	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
+	return (uint8_t *)(uintptr_t)cq->buf + (size_t)idx * GDMA_CQE_SIZE;
 }
 
 /* The CQE at cq_slot() was stored (@ok) or faulted: account, notify. */
