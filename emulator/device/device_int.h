@@ -324,14 +324,13 @@ cq_post4(struct emu_hwq *cq, uint64_t w0, uint64_t w1, uint64_t w2,
 	uint8_t cqe[GDMA_CQE_SIZE] __attribute__((aligned(8)));
 	uint32_t last;
 	uint8_t *slot = cq_slot(cq, wq_num, is_sq, &last);
-	bool ok;
 
 	if (!slot)
 		return;
 	atomic_thread_fence(memory_order_release);
 #if !defined(MANA_EMU_FUZZ) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (__builtin_expect(devst.ucopy_direct, 1)) {
-		ok = mana_emu_ucqe4(slot, w0, w1, w2,
+		bool ok = mana_emu_ucqe4(slot, w0, w1, w2,
 				    dw14 | (uint64_t)last << 32) == 0;
 		if (__builtin_expect(!ok, 0))
 			devst.ucopy_faults++;
