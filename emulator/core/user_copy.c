@@ -174,8 +174,48 @@ __asm__(
 	"	.cfi_endproc\n"
 	"	.size mana_emu_ucqe, .-mana_emu_ucqe\n");
 
+/*
+ * The same for a CQE whose words 3-6 are zero (the device's usual RX and
+ * TX completions): the four others come in registers, so nothing is built
+ * in memory first.  Words in order, the owner word (@w7) last.
+ */
+size_t mana_emu_ucqe4(void *dst, uint64_t w0, uint64_t w1, uint64_t w2,
+		      uint64_t w7);
+extern const char mana_emu_ucqe4_st[], mana_emu_ucqe4_end[];
+
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl mana_emu_ucqe4\n"
+	"	.hidden mana_emu_ucqe4\n"
+	"	.type mana_emu_ucqe4, @function\n"
+	"mana_emu_ucqe4:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	xor %eax, %eax\n"
+	"	.globl mana_emu_ucqe4_st\n"
+	"	.hidden mana_emu_ucqe4_st\n"
+	"mana_emu_ucqe4_st:\n"
+	"	mov %rsi, (%rdi)\n"
+	"	mov %rdx, 8(%rdi)\n"
+	"	mov %rcx, 16(%rdi)\n"
+	"	mov %rax, 24(%rdi)\n"
+	"	mov %rax, 32(%rdi)\n"
+	"	mov %rax, 40(%rdi)\n"
+	"	mov %rax, 48(%rdi)\n"
+	"	mov %r8, 56(%rdi)\n"
+	"	.globl mana_emu_ucqe4_end\n"
+	"	.hidden mana_emu_ucqe4_end\n"
+	"mana_emu_ucqe4_end:\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size mana_emu_ucqe4, .-mana_emu_ucqe4\n");
+
 uintptr_t emu_user_copy_fixup(uintptr_t rip)
 {
+	if (rip >= (uintptr_t)mana_emu_ucqe4_st &&
+	    rip < (uintptr_t)mana_emu_ucqe4_end)
+		return (uintptr_t)mana_emu_ucqe_f;
 	/* only the stores of mana_emu_ucqe touch application memory */
 	if (rip >= (uintptr_t)mana_emu_ucqe_st &&
 	    rip < (uintptr_t)mana_emu_ucqe_end)

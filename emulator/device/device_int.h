@@ -119,6 +119,9 @@ void dev_rx_release_held(struct emu_hwq *rq);
 size_t mana_emu_ucopy(void *dst, const void *src, size_t len);
 /* A 64-byte CQE, eight ordered 8-byte stores (core/user_copy.c): 0 or fault. */
 size_t mana_emu_ucqe(void *dst, const void *src);
+/* The same with words 3-6 zero and the others in registers. */
+size_t mana_emu_ucqe4(void *dst, uint64_t w0, uint64_t w1, uint64_t w2,
+		      uint64_t w7);
 
 static inline __attribute__((always_inline)) size_t
 ucopy(void *local, void *remote, size_t len, bool to_user)
@@ -136,9 +139,12 @@ ucopy(void *local, void *remote, size_t len, bool to_user)
 	}
 	left = to_user ? mana_emu_ucopy(remote, local, len) :
 			 mana_emu_ucopy(local, remote, len);
-	if (__builtin_expect(left != 0, 0))
+	if (__builtin_expect(left != 0, 0)) {
 		devst.ucopy_faults++;
-	return len - left;
+		return len - left;
+	}
+	/* len itself, so that the caller's "!= len" folds away */
+	return len;
 }
 
 /*
@@ -177,6 +183,7 @@ struct wq_cache {
 	uint32_t oob_size;		/* 0: none */
 	uint64_t oob_raw[GDMA_OOB_XLARGE / 8];
 	struct mana_tx_oob oob;
+	bool oob_offload;		/* oob asks for checksums or a tag */
 	uint8_t data[WQ_CACHE_SIZE] __attribute__((aligned(8)));
 };
 
@@ -235,31 +242,34 @@ static inline uintptr_t sge_map(struct emu_hwq *q, const struct gdma_sge *sge,
 }
 
 /*
- * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
- * place by the caller; the last dword (wq_num, is_sq, owner bits) is
- * added here.  Stored in order, as hardware writes: bytes 0-55, then the
- * 8 bytes that hold the owner bits (cqe_store()).
+ * Where CQE number cq->prod goes and its last dword (wq_num, is_sq, owner
+ * bits), or NULL if it is not written (--fault=drop-cqe, a bad id).
  */
-static inline __attribute__((always_inline)) void
-cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
+static inline __attribute__((always_inline)) uint8_t *
+cq_slot(struct emu_hwq *cq, uint32_t wq_num, bool is_sq, uint32_t *last)
 {
-	uint32_t owner = gdma_owner_expected(cq->prod, cq->count);
-	uint8_t *slot;
+	/* gdma_owner_expected() and gdma_queue_slot() with one division */
+	uint32_t n = cq->count, lap = n ? cq->prod / n : 0;
+	uint32_t owner = lap & GDMA_OWNER_MASK;
+	uint32_t idx = n ? cq->prod - lap * n : 0;
 
 	if (__builtin_expect(emu.opts.fault_drop_cqe != 0, 0) &&
 	    ++devst.cqe_total == emu.opts.fault_drop_cqe) {
 		cq->st.drops++;		/* --fault=drop-cqe: lost for good */
-		return;
+		return NULL;
 	}
-	/* gdma_cqe_encode()'s checks, on the caller's buffer */
+	/* gdma_cqe_encode()'s checks */
 	if (wq_num > GDMA_QUEUE_ID_MAX || owner > GDMA_OWNER_MASK)
-		return;
-	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE,
-		      wq_num | (uint32_t)is_sq << 24 | owner << 29);
-	slot = (uint8_t *)(uintptr_t)cq->buf +
-	       (size_t)gdma_queue_slot(cq->prod, cq->count) * GDMA_CQE_SIZE;
-	atomic_thread_fence(memory_order_release);
-	if (!cqe_store(slot, cqe)) {
+		return NULL;
+	*last = wq_num | (uint32_t)is_sq << 24 | owner << 29;
+	return (uint8_t *)(uintptr_t)cq->buf + (size_t)idx * GDMA_CQE_SIZE;
+}
+
+/* The CQE at cq_slot() was stored (@ok) or faulted: account, notify. */
+static inline __attribute__((always_inline)) void
+cq_posted(struct emu_hwq *cq, bool ok)
+{
+	if (!ok) {
 		cq->st.errors++;
 		return;
 	}
@@ -283,6 +293,60 @@ cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
 		cq->armed = false;
 		dev_cq_notify(cq);
 	}
+}
+
+/*
+ * Write CQE number cq->prod: @cqe holds the 60 data bytes, encoded in
+ * place by the caller; the last dword (wq_num, is_sq, owner bits) is
+ * added here.  Stored in order, as hardware writes: bytes 0-55, then the
+ * 8 bytes that hold the owner bits (cqe_store()).
+ */
+static inline __attribute__((always_inline)) void
+cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num, bool is_sq)
+{
+	uint32_t last;
+	uint8_t *slot = cq_slot(cq, wq_num, is_sq, &last);
+
+	if (!slot)
+		return;
+	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE, last);
+	atomic_thread_fence(memory_order_release);
+	cq_posted(cq, cqe_store(slot, cqe));
+}
+
+/*
+ * cq_post() of a CQE whose data words 3-6 are zero, from its words 0-2
+ * and the dword at byte 56 (little-endian values): stored from registers
+ * (mana_emu_ucqe4) once copies are direct.
+ */
+static inline __attribute__((always_inline)) void
+cq_post4(struct emu_hwq *cq, uint64_t w0, uint64_t w1, uint64_t w2,
+	 uint32_t dw14, uint32_t wq_num, bool is_sq)
+{
+	uint8_t cqe[GDMA_CQE_SIZE] __attribute__((aligned(8)));
+	uint32_t last;
+	uint8_t *slot = cq_slot(cq, wq_num, is_sq, &last);
+
+	if (!slot)
+		return;
+	atomic_thread_fence(memory_order_release);
+#if !defined(MANA_EMU_FUZZ) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (__builtin_expect(devst.ucopy_direct, 1)) {
+		bool ok = mana_emu_ucqe4(slot, w0, w1, w2,
+				    dw14 | (uint64_t)last << 32) == 0;
+		if (__builtin_expect(!ok, 0))
+			devst.ucopy_faults++;
+		cq_posted(cq, ok);
+		return;
+	}
+#endif
+	gdma_put_le64(cqe, w0);
+	gdma_put_le64(cqe + 8, w1);
+	gdma_put_le64(cqe + 16, w2);
+	memset(cqe + 24, 0, 32);
+	gdma_put_le32(cqe + 56, dw14);
+	gdma_put_le32(cqe + GDMA_CQE_DATA_SIZE, last);
+	cq_posted(cq, cqe_store(slot, cqe));
 }
 
 #endif /* MANA_EMU_DEVICE_INT_H */

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include "providers/mana/toeplitz.h"
+#include "rx_fast.h"
 
 void dev_coalesce_flush(struct coalesce *c)
 {
@@ -325,7 +326,7 @@ static uint64_t rx_hash_fields(const struct emu_port_rx *v)
  * The Toeplitz table of each port's RSS key, built when an RSS QP
  * programs the port (emu_port_rx_program()).
  */
-static struct mana_toeplitz_table rss_tables[MANA_EMU_MAX_PORTS];
+struct mana_toeplitz_table dev_rss_tables[MANA_EMU_MAX_PORTS];
 
 void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx)
 {
@@ -336,7 +337,7 @@ void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx)
 		return;
 	}
 	*v = *rx;
-	mana_toeplitz_table_init(&rss_tables[port - 1], v->key,
+	mana_toeplitz_table_init(&dev_rss_tables[port - 1], v->key,
 				 EMU_RSS_KEY_LEN);
 }
 
@@ -357,21 +358,11 @@ static uint32_t tz_ipv4_l4(const struct mana_toeplitz_table *tb,
 	       tb->t[10][t->dport >> 8] ^ tb->t[11][t->dport & 0xff];
 }
 
-/* tz_ipv4_l4() of the 12 input bytes as they lie in the frame */
-static inline uint32_t tz_ipv4_l4_raw(const struct mana_toeplitz_table *tb,
-				      const uint8_t *in)
-{
-	return tb->t[0][in[0]] ^ tb->t[1][in[1]] ^ tb->t[2][in[2]] ^
-	       tb->t[3][in[3]] ^ tb->t[4][in[4]] ^ tb->t[5][in[5]] ^
-	       tb->t[6][in[6]] ^ tb->t[7][in[7]] ^ tb->t[8][in[8]] ^
-	       tb->t[9][in[9]] ^ tb->t[10][in[10]] ^ tb->t[11][in[11]];
-}
-
 /* RX steering: Toeplitz over the chosen tuple, else the default RQ. */
 static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
 				const struct emu_frame *fr, struct rx_meta *m)
 {
-	const struct mana_toeplitz_table *tb = &rss_tables[port - 1];
+	const struct mana_toeplitz_table *tb = &dev_rss_tables[port - 1];
 	uint32_t hash, type;
 
 	if (!v->rss_enabled)
@@ -389,92 +380,15 @@ static struct emu_hwq *rx_steer(unsigned int port, struct emu_port_rx *v,
 	return v->indir[hash % EMU_RSS_INDIR];
 }
 
-#define IPV4_ADDR_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4)
-#define UDP_PORT_FIELDS (IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
-
-/*
- * The usual frame in one pass: untagged IPv4 without options, UDP without
- * a checksum, not a fragment, into an RQ with a posted one-SGE WQE that
- * holds it, nothing held before it, no RX coalescing.  The same result as
- * the general path of dev_rx_frame() (parse, steer, deliver, consume,
- * scatter, complete) without its structures.  false: not such a frame
- * or not such a queue, and nothing was done (the cached WQE bytes and MR
- * of the RQ aside, which the general path finds again); a WQE that cannot
- * be read and a frame that faults are completed here, as the general
- * path would, so that no fault is met and counted twice.
- */
-static bool rx_fast(unsigned int port, const struct emu_port_rx *v,
-		    const uint8_t *f, size_t len)
+/* rx_fast()'s completion of a frame that faulted in the RQ's buffer */
+void dev_rx_truncated(struct emu_hwq *rq, uint32_t wqe_off)
 {
-	const uint8_t *ip = f + EMU_ETH_HLEN;
-	uint32_t hash = 0, hashtype = 0, flags, wqe_off;
-	uint16_t tot;
-	struct gdma_sge sge;
-	struct emu_hwq *rq;
-	const uint8_t *p;
-	uintptr_t va;
-	uint8_t cqe[GDMA_CQE_SIZE] __attribute__((aligned(8)));
+	struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_TRUNCATED,
+				      .rx_wqe_offset = wqe_off };
 
-	/* emu_frame_parse_plain()'s checks, for UDP with its whole header */
-	if (len < EMU_ETH_HLEN + EMU_IPV4_MIN_HLEN + EMU_UDP_HLEN ||
-	    f[12] != 0x08 || f[13] != 0x00 || ip[0] != 0x45 ||
-	    ip[9] != IPPROTO_UDP || (mana_get_be16(ip + 6) & 0x3fff))
-		return false;
-	tot = mana_get_be16(ip + 2);
-	if (tot < EMU_IPV4_MIN_HLEN + EMU_UDP_HLEN ||
-	    EMU_ETH_HLEN + (size_t)tot > len || ip[26] || ip[27])
-		return false;
-	/* rx_steer(): an IPv4 UDP 4-tuple unless the mask leaves it out */
-	if (v->rss_enabled) {
-		if (emu.opts.rss_hash == MANA_EMU_RSS_HASH_MASK &&
-		    (!(v->fields_mask & IPV4_ADDR_FIELDS) ||
-		     !(v->fields_mask & UDP_PORT_FIELDS)))
-			return false;
-		hash = tz_ipv4_l4_raw(&rss_tables[port - 1], ip + 12);
-		hashtype = mana_rss_cqe_hashtype(MANA_HASH_UDP_IPV4);
-		rq = v->indir[hash % EMU_RSS_INDIR];
-	} else {
-		rq = v->default_rq;
-	}
-	/* rx_deliver() and rx_consume() */
-	if (!rq || rq->hold_head || rq->head == rq->tail ||
-	    emu.opts.rx_coalesce)
-		return false;
-	wqe_off = rq->head & (rq->size - 1);
-	p = wqe_head(rq, GDMA_RQ);
-	if (!p) {
-		/* as rx_consume(): reading it again could fault again */
-		rq->st.errors++;
-		rq->st.drops++;
-		rq->head = rq->tail;
-		return true;
-	}
-	if (rq->cache->v.hdr.num_sge != 1)
-		return false;
-	gdma_wqe_view_sge(p, &rq->cache->v, 0, &sge);
-	if (sge.size < len)
-		return false;
-	va = sge_map(rq, &sge, true);
-	if (!va)
-		return false;
-	rq->head += rq->cache->v.size;
-	if (ucopy((void *)f, (void *)va, len, true) != len) {
-		struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_TRUNCATED,
-					      .rx_wqe_offset = wqe_off };
-
-		rq->st.errors++;
-		rq->st.drops++;
-		rx_complete(rq, &o);
-		return true;
-	}
-	rq->st.frames++;
-	rq->st.bytes += len;
-	/* rx_complete_okay(): no tag; the IPv4 header checked, UDP OK */
-	flags = hashtype << 16 | 1U << 29 |
-		(emu_ipv4_hdr20_ok(ip) ? 1U << 25 : 1U << 26);
-	if (!mana_rx_comp_encode_one(cqe, flags, (uint16_t)len, hash, wqe_off))
-		cq_post(rq->cq, cqe, rq->id, false);
-	return true;
+	rq->st.errors++;
+	rq->st.drops++;
+	rx_complete(rq, &o);
 }
 
 /* Everything rx_fast() does not take: parse, strip a tag, steer, deliver. */

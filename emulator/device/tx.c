@@ -6,6 +6,7 @@
  */
 #include "device.h"
 #include "device_int.h"
+#include "rx_fast.h"
 
 #include <string.h>
 
@@ -134,6 +135,8 @@ static inline bool oob_same(const struct wq_cache *c, const uint8_t *oob,
 	memcpy(&w, oob, sizeof(w));
 	if (c->oob_size != size || w != c->oob_raw[0])
 		return false;
+	if (size == 8)
+		return true;
 	for (i = 1; i < size / 8; i++) {
 		memcpy(&w, oob + 8 * i, sizeof(w));
 		if (w != c->oob_raw[i])
@@ -167,20 +170,42 @@ static uint8_t tx_check_oob(const struct emu_hwq *sq, const uint8_t *p,
 	c->oob_size = h->oob_size;
 	memcpy(c->oob_raw, oob, h->oob_size);
 	c->oob = o;
+	c->oob_offload = o.comp_iphdr_csum || o.comp_tcp_csum ||
+			 o.comp_udp_csum ||
+			 (o.pkt_fmt == MANA_LONG_PKT_FMT && o.inject_vlan_pri_tag);
 	return CQE_TX_OKAY;
 }
 
-static void tx_sent(struct emu_hwq *sq, size_t len)
+/*
+ * Frames sent in one slice of an SQ, added to the queue's, the device's
+ * and the port's counters once at its end (tx_tally_flush()).
+ */
+struct tx_tally {
+	uint64_t frames, bytes, cut_frames, cut_bytes;
+};
+
+static inline __attribute__((always_inline)) void
+tx_sent(struct tx_tally *t, size_t len)
 {
-	sq->st.frames++;
-	sq->st.bytes += len;
-	devst.tx_total++;
+	t->frames++;
+	t->bytes += len;
 	if (__builtin_expect(emu.opts.fault_fatal_after != 0, 0) &&
 	    !devst.fatal_after_done &&
-	    devst.tx_total >= emu.opts.fault_fatal_after) {
+	    devst.tx_total + t->frames >= emu.opts.fault_fatal_after) {
 		devst.fatal_after_done = true;
 		dev_fatal("--fault=fatal-after");
 	}
+}
+
+static void tx_tally_flush(struct emu_hwq *sq, const struct tx_tally *t)
+{
+	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
+
+	sq->st.frames += t->frames;
+	sq->st.bytes += t->bytes;
+	devst.tx_total += t->frames;
+	dp->lb_cut_frames += t->cut_frames;
+	dp->lb_cut_bytes += t->cut_bytes;
 }
 
 /* Where a loopback frame is built when it goes straight to the receiver. */
@@ -195,7 +220,8 @@ static uint8_t lb_frame[FRAME_MAX] __attribute__((aligned(8)));
  * the ring's next slot and is received at the end of the slice.
  */
 static inline __attribute__((always_inline)) void
-tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
+tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok,
+       struct tx_tally *t)
 {
 	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
 	struct tx_piece pc[GDMA_MAX_TX_SGE];
@@ -222,7 +248,8 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 			f = backend_tx_buf(dp->backend, len + EMU_VLAN_HLEN);
 		type = tx_gather(pc, npc, f);
 	}
-	if (type == CQE_TX_OKAY)
+	/* the cached OOB says once whether there is anything to do */
+	if (type == CQE_TX_OKAY && sq->cache->oob_offload)
 		type = tx_offload(oob, f, &len);
 	if (type != CQE_TX_OKAY) {
 		sq->st.errors++;
@@ -230,8 +257,8 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 		return;
 	}
 	if (cut) {
-		dp->lb_cut_frames++;
-		dp->lb_cut_bytes += len;
+		t->cut_frames++;
+		t->cut_bytes += len;
 	} else if (in_ring) {
 		dp->lb_tx_frames++;
 		dp->lb_tx_bytes += len;
@@ -239,19 +266,29 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok)
 	} else {
 		backend_tx_commit(dp->backend, f, len);
 	}
-	tx_sent(sq, len);
+	tx_sent(t, len);
 	if (!oob->suppress_txcqe_gen)
 		tx_cqe(sq, CQE_TX_OKAY, wqe_off);
-	if (cut)
+	/*
+	 * dev_rx_frame(), its usual case inline: cut-through is only taken
+	 * for a port that took RX (sq_process()), and tx_sges() and
+	 * tx_offload() kept len within [ETH_MIN_LEN, BACKEND_MAX_FRAME].
+	 */
+	if (cut && (devst.fatal || !rx_fast(sq->port, &dp->rx, f, len)))
 		dev_rx_frame(sq->port, f, len);
 }
 
 /* Walk the SQ from the device head to the doorbell tail. */
 static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 {
-	struct backend_lb *lb = emu_ports[sq->port - 1].lb;
-	/* loopback frames cut through while its ring is empty */
-	bool cut_ok = lb && !backend_lb_queued(lb);
+	struct emu_dev_port *dp = &emu_ports[sq->port - 1];
+	struct backend_lb *lb = dp->lb;
+	/*
+	 * Loopback frames cut through while its ring is empty, and only to a
+	 * port that took RX (else they take the ring to dev_rx_frame()).
+	 */
+	bool cut_ok = lb && dp->rx.programmed && !backend_lb_queued(lb);
+	struct tx_tally t = { 0 };
 	unsigned int sent = 0;
 	const uint8_t *p;
 	uint32_t off;
@@ -266,10 +303,11 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 			sq->head = sq->tail;
 			break;
 		}
-		tx_one(sq, p, off, &cut_ok);
+		tx_one(sq, p, off, &cut_ok, &t);
 		sq->head += sq->cache->v.size;
 		sent++;
 	}
+	tx_tally_flush(sq, &t);
 	/* loopback frames arrive right after the work that sent them */
 	if (sent)
 		dev_poll_backend(sq->port);

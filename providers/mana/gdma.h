@@ -1448,25 +1448,39 @@ static inline int mana_rx_comp_oob_encode(const struct mana_rx_comp_oob *o,
  * one packet, from the flags dword mana_rx_comp_flags() would build.  The
  * bytes are those mana_rx_comp_oob_encode() writes for that completion,
  * after the same checks (bits 15 and 31 of the flags are not fields).
+ * mana_rx_comp_words_one() gives its first three 8-byte words as
+ * little-endian values (the other data words are zero but for the WQE
+ * offset in bytes 56-59).
  */
 #define MANA_RX_FLAGS_PAIRS	(1U << 13 | 1U << 25 | 1U << 27 | 1U << 29)
+
+static inline int mana_rx_comp_words_one(uint64_t w[3], uint32_t flags,
+					 uint16_t pkt_len, uint32_t pkt_hash)
+{
+	/* a length; no checksum both passed and failed; no stray bit */
+	if (!pkt_len || (flags & flags >> 1 & MANA_RX_FLAGS_PAIRS) ||
+	    (flags & (1U << 15 | 1U << 31)))
+		return -EINVAL;
+	w[0] = (uint64_t)CQE_RX_OKAY | (uint64_t)MANA_CQE_COMPLETION << 6 |
+	       (uint64_t)flags << 32;
+	w[1] = pkt_len;
+	w[2] = pkt_hash;
+	return 0;
+}
 
 static inline int mana_rx_comp_encode_one(void *wire, uint32_t flags,
 					  uint16_t pkt_len, uint32_t pkt_hash,
 					  uint32_t wqe_offset)
 {
 	uint8_t *b = wire;
+	uint64_t w[3];
 
-	/* a length; no checksum both passed and failed; no stray bit */
-	if (!pkt_len || (flags & flags >> 1 & MANA_RX_FLAGS_PAIRS) ||
-	    (flags & (1U << 15 | 1U << 31)))
+	if (mana_rx_comp_words_one(w, flags, pkt_len, pkt_hash))
 		return -EINVAL;
 	/* whole words, the zero ones included: no byte-wise clear */
-	gdma_put_le64(b, (uint64_t)CQE_RX_OKAY |
-			 (uint64_t)MANA_CQE_COMPLETION << 6 |
-			 (uint64_t)flags << 32);
-	gdma_put_le64(b + 8, pkt_len);
-	gdma_put_le64(b + 16, pkt_hash);
+	gdma_put_le64(b, w[0]);
+	gdma_put_le64(b + 8, w[1]);
+	gdma_put_le64(b + 16, w[2]);
 	gdma_put_le64(b + 24, 0);
 	gdma_put_le64(b + 32, 0);
 	gdma_put_le64(b + 40, 0);
