@@ -7,6 +7,7 @@
 #include "device.h"
 #include "device_int.h"
 #include "rx_fast.h"
+#include "rc_dev.h"
 
 #include <string.h>
 
@@ -273,8 +274,11 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok,
 	 * dev_rx_frame(), its usual case inline: cut-through is only taken
 	 * for a port that took RX (sq_process()), and tx_sges() and
 	 * tx_offload() kept len within [ETH_MIN_LEN, BACKEND_MAX_FRAME].
+	 * With RC QPs about, the frame may be the RNIC's: dev_rx_frame()
+	 * offers it to the RC engine first.
 	 */
-	if (cut && (devst.fatal || !rx_fast(sq->port, &dp->rx, f, len)))
+	if (cut && (devst.fatal || emu_rc_nqps ||
+		    !rx_fast(sq->port, &dp->rx, f, len)))
 		dev_rx_frame(sq->port, f, len);
 }
 
