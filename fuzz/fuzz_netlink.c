@@ -45,8 +45,10 @@ static size_t family_hdr_len(int route, uint16_t type)
 {
 	if (!route)
 		return 0;	/* RDMA netlink has none */
-	FUZZ_CHECK(type == RTM_NEWLINK);	/* the only one it answers */
-	return NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	/* the two it answers: links, and the VFs' addresses (RoCE GIDs) */
+	FUZZ_CHECK(type == RTM_NEWLINK || type == RTM_NEWADDR);
+	return NLMSG_ALIGN(type == RTM_NEWLINK ? sizeof(struct ifinfomsg) :
+						  sizeof(struct ifaddrmsg));
 }
 
 static void check_reply(int route, const uint8_t *buf, size_t n)
