@@ -69,9 +69,10 @@ configure_and_build() {
 run_tests() { # run_tests DIR [CTEST ARGS...]
 	local dir=$1
 	shift
-	# tests wait on wires, sockets and peers: two at a time keep both cores busy
+	# most tests wait on wires, sockets, peers and timers: two per core
+	# keep the cores busy
 	ctest --test-dir "$TOP/$dir" --output-on-failure --timeout 600 \
-		-j "$(nproc)" "$@"
+		-j "$(( $(nproc) * 2 ))" "$@"
 }
 
 ensure_build_deps() {
