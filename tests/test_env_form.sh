@@ -18,6 +18,14 @@ check "environment form runs ibv_devinfo (status $?)" test $? -eq 0
 expect "ibv_devinfo sees the emulated device" "$TMP/ok.out" 'hca_id:\s+mana_0'
 expect "with both ports" "$TMP/ok.out" 'port:\s+2'
 
+# the tree goes to $TMPDIR when it is set, and is gone after exit, also
+# when the process that made it has exec'd another program since
+mkdir "$TMP/trees"
+TMPDIR="$TMP/trees" LD_PRELOAD="${RT:+$RT }$LIB" MANA_EMU_OPTIONS="--ports=1" \
+	sh -c 'exec ls "$TMPDIR"' >"$TMP/trees.out" 2>&1
+expect "the tree is made in \$TMPDIR" "$TMP/trees.out" '^mana-emu\.\w{6}$'
+check "the tree is removed at exit, after an exec" test -z "$(ls -A "$TMP/trees")"
+
 if [ -n "$RT" ]; then
 	LD_PRELOAD="$LIB" ibv_devinfo >"$TMP/nort.out" 2>&1
 	rc=$?

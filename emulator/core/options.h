@@ -14,6 +14,8 @@
 #define MANA_EMU_MAX_PORTS 8
 #define MANA_EMU_ENV_OPTIONS "MANA_EMU_OPTIONS"
 #define MANA_EMU_ENV_SYSFS "MANA_EMU_SYSFS"
+/* environment form: the pid that made the tree (an exec keeps the pid) */
+#define MANA_EMU_ENV_SYSFS_OWNER "MANA_EMU_SYSFS_OWNER"
 #define MANA_EMU_ENV_STATS "MANA_EMU_STATS"
 #define MANA_EMU_ENV_REPORT_FD "MANA_EMU_REPORT_FD"
 #define MANA_EMU_SPEC_MAX 128		/* "socket:" + a sun_path, "tap:" + name */

@@ -50,6 +50,24 @@ static void load_options(void)
 }
 
 /*
+ * The tree MANA_EMU_SYSFS names is ours to remove if this process made it
+ * before an exec (same pid): the image that made it never reaches its
+ * destructor.
+ */
+static bool made_before_exec(void)
+{
+	const char *owner = getenv(MANA_EMU_ENV_SYSFS_OWNER);
+	char *end;
+	long pid;
+
+	if (!owner || !*owner)
+		return false;
+	errno = 0;
+	pid = strtol(owner, &end, 10);
+	return !errno && !*end && pid == (long)getpid();
+}
+
+/*
  * The launcher made the tree (MANA_EMU_SYSFS); otherwise this is the
  * environment form and we make our own.  libibverbs reads SYSFS_PATH
  * lazily, so setting it here is early enough.
@@ -57,10 +75,14 @@ static void load_options(void)
 static void setup_sysfs(void)
 {
 	const char *root = getenv(MANA_EMU_ENV_SYSFS);
-	char err[256], pci[sizeof(emu.sysfs_root) + 32];
+	char err[256], pci[sizeof(emu.sysfs_root) + 32], pid[24];
 
 	if (root && *root) {
 		snprintf(emu.sysfs_root, sizeof(emu.sysfs_root), "%s", root);
+		if (made_before_exec()) {
+			emu.own_sysfs = true;
+			emu.sysfs_owner = getpid();
+		}
 		return;
 	}
 	if (mana_emu_sysfs_create(&emu.opts, emu.sysfs_root, err, sizeof(err)))
@@ -72,6 +94,9 @@ static void setup_sysfs(void)
 	if (setenv("SYSFS_PATH", emu.sysfs_root, 1) ||
 	    setenv("SYSFS_PCI_DEVICES", pci, 1) ||
 	    setenv(MANA_EMU_ENV_SYSFS, emu.sysfs_root, 1))
+		emu_die("setenv: %s", strerror(errno));
+	snprintf(pid, sizeof(pid), "%ld", (long)emu.sysfs_owner);
+	if (setenv(MANA_EMU_ENV_SYSFS_OWNER, pid, 1))
 		emu_die("setenv: %s", strerror(errno));
 	if (emu_verbose())
 		emu_log("sysfs tree %s (environment form)", emu.sysfs_root);

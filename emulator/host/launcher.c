@@ -5,7 +5,7 @@
  *   mana-emu [options] -- COMMAND [ARGS...]
  *
  * The launcher parses the options, generates a sysfs tree for the device
- * in a fresh /tmp/mana-emu.XXXXXX, and runs COMMAND with libmana-emu.so
+ * in a fresh directory (see sysfs.h), and runs COMMAND with libmana-emu.so
  * (the mock kernel) preloaded and, with --provider=ours, our libmana.so.1
  * preloaded after it so that it registers before any provider libibverbs
  * would load from its config directory.  When COMMAND exits the tree is

@@ -10,8 +10,9 @@
 struct mana_emu_options;
 
 /*
- * Create a fresh tree under mkdtemp("/tmp/mana-emu.XXXXXX"); the root
- * path (PATH_MAX bytes) is written to root.  Returns 0 or -1 with a
+ * Create a fresh tree mana-emu.XXXXXX (mkdtemp) in $TMPDIR, /dev/shm or
+ * /tmp, in that order of preference; the root path (PATH_MAX bytes) is
+ * written to root.  Returns 0 or -1 with a
  * message in err (the partial tree is removed).
  */
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
