@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "emulator/lib/libc.h"
+#include "emulator/lib/quiet_thread.h"
 #include "rc_dev.h"
 
 /* First id of each type: nonzero, different per type, SQ ids above 1023 so
@@ -407,6 +408,7 @@ static void *device_main(void *arg)
 	int sleep_ms = SLEEP_MS;
 	bool busy;
 
+	emu_thread_short_slice();
 	pthread_mutex_lock(&emu.lock);
 	for (;;) {
 		busy = device_work();

@@ -200,6 +200,7 @@ static void *rx_thread_main(void *arg)
 	bool announce = b->kind == BACKEND_SOCKET && !b->owner;
 	int n;
 
+	emu_thread_short_slice();
 	for (;;) {
 		n = emu_libc_poll(pfd, b->rx_failed ? 1 : 2,
 			 announce ? HELLO_MS : -1);
