@@ -50,6 +50,7 @@ struct env {
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	bool ex;			/* QPs with ibv_wr_*, extended CQs */
+	uint8_t timeout;		/* local ACK timeout; 0: 14 (67 ms) */
 };
 
 static double now(void)
@@ -180,10 +181,11 @@ static int to_rtr(struct env *e, struct ibv_qp *qp, uint32_t dqpn, uint32_t psn)
 			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 }
 
-static int to_rts(struct ibv_qp *qp, uint32_t psn)
+static int to_rts(struct env *e, struct ibv_qp *qp, uint32_t psn)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.qp_state = IBV_QPS_RTS, .timeout = e->timeout ? e->timeout : 14,
+		.retry_cnt = 7,
 		.rnr_retry = 7, .sq_psn = psn, .max_rd_atomic = 4,
 	};
 
@@ -205,9 +207,9 @@ static int connect_pair(struct env *e, uint32_t psn0, uint32_t psn1)
 	if (!ret)
 		ret = to_rtr(e, b, a->qp_num, psn0);
 	if (!ret)
-		ret = to_rts(a, psn0);
+		ret = to_rts(e, a, psn0);
 	if (!ret)
-		ret = to_rts(b, psn1);
+		ret = to_rts(e, b, psn1);
 	return ret;
 }
 
@@ -598,6 +600,17 @@ static void case_flush(void)
 		goto out;
 	a = &e.s[0];
 	b = &e.s[1];
+	/*
+	 * Retry exhaustion below waits for 8 expiries, each twice the last
+	 * (rc_req.c): 4.2 ms (timeout 10) to start with, not 67 ms, makes
+	 * that half a second instead of eight.
+	 */
+	e.timeout = 10;
+	qa.qp_state = IBV_QPS_RESET;
+	CHECK_ERRNO(ibv_modify_qp(a->qp, &qa, IBV_QP_STATE), 0);
+	CHECK_ERRNO(ibv_modify_qp(b->qp, &qa, IBV_QP_STATE), 0);
+	CHECK_ERRNO(connect_pair(&e, 100, 200), 0);
+	qa.qp_state = IBV_QPS_ERR;
 
 	/* user ERR: 20 receives outstanding, each flushed once */
 	for (i = 0; i < 20; i++)
