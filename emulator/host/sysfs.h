@@ -12,8 +12,8 @@ struct mana_emu_options;
 /*
  * Create a fresh tree mana-emu.XXXXXX (mkdtemp) in $TMPDIR, /dev/shm or
  * /tmp, in that order of preference; the root path (PATH_MAX bytes) is
- * written to root.  Returns 0 or -1 with a
- * message in err (the partial tree is removed).
+ * written to root.  Returns 0 or -1 with a message in err (the partial
+ * tree is removed).
  */
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 			  char *err, size_t errlen);

@@ -17,8 +17,9 @@
  * The emulator's own threads (the device's, the wires' receivers) run in
  * short bursts and others wait on them, e.g. an application spinning on
  * its CQ: ask for a short time slice, which since Linux 6.12 lets them
- * preempt such a spinner at once when they wake.  Older kernels ignore
- * the request for normal threads; a failure changes nothing.
+ * preempt such a spinner at once when they wake.  Only a normal thread's
+ * slice changes (its nice value stays); older kernels ignore the request,
+ * and a failure changes nothing.
  */
 static inline void emu_thread_short_slice(void)
 {
@@ -31,9 +32,14 @@ static inline void emu_thread_short_slice(void)
 		uint64_t sched_runtime;
 		uint64_t sched_deadline;
 		uint64_t sched_period;
-	} attr = { .size = sizeof(attr), .sched_policy = SCHED_OTHER,
-		   .sched_runtime = 100 * 1000 };	/* ns: the minimum */
+	} attr = { 0 };
 
+	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) ||
+	    attr.sched_policy != SCHED_OTHER)
+		return;
+	attr.size = sizeof(attr);
+	attr.sched_flags = 0;
+	attr.sched_runtime = 100 * 1000;	/* ns: the minimum */
 	syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
