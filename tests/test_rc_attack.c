@@ -315,7 +315,9 @@ static void attacker(const char *c)
 		say("forged");
 		goto out;
 	}
-	CHECK(!connect_qp(qp, peer.qpn, &peer.gid, V_PSN, A_PSN, 0, 7),
+	/* dereg: no retransmission while its packets are held */
+	CHECK(!connect_qp(qp, peer.qpn, &peer.gid, V_PSN, A_PSN,
+			  strcmp(c, "dereg") ? 14 : 0, 7),
 	      "attacker connected");
 	CHECK(!hear("ready"), "victim ready");
 	if (!strcmp(c, "dereg")) {
