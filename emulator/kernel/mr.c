@@ -225,6 +225,12 @@ static void mr_release(struct emu_obj *obj)
 {
 	struct emu_mr *mr = (struct emu_mr *)obj;
 
+	/*
+	 * The dereg fence: under emu.lock, which the device thread holds for
+	 * each packet, and the RC responder looks the rkey up again for
+	 * every packet, so no byte of a remote WRITE in progress lands once
+	 * ibv_dereg_mr() returns (its next packet is NAKed).
+	 */
 	emu_dev_mr_del(&mr->hw);
 	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
 }
