@@ -123,6 +123,39 @@ int mana_emu_fault_fail_cmd(uint64_t nth, int err);
 #define MANA_EMU_RC_QP_EVENT_SYM "mana_emu_rc_qp_event"
 int mana_emu_rc_qp_event(uint32_t qpn, int event_type);
 
+/*
+ * Security tests: a RoCEv2 packet as the RC QP numbered @qpn (at least
+ * RTR: its path is known) would send it, but with every transport field
+ * the caller's -- forged PSNs, ACKs, RETHs.  The packet goes through the
+ * emulator's own encoder (valid ICRC) onto the QP's wire; the QP's own
+ * state does not change.  0, -ENOENT (no such QP, or no path yet) or
+ * -EINVAL (the encoder refused it).
+ */
+struct mana_emu_rc_pkt {
+	uint8_t opcode;			/* BTH opcode, RC (0x00 to 0x11) */
+	uint8_t ack_req;		/* BTH A bit */
+	uint8_t syndrome;		/* AETH (ACK, acknowledge packets) */
+	uint32_t psn;			/* 24 bits */
+	uint32_t msn;			/* AETH */
+	uint64_t va;			/* RETH */
+	uint32_t rkey, dma_len;		/* RETH */
+	uint32_t imm;			/* ImmDt */
+	const void *payload;
+	uint32_t payload_len;		/* at most the QP's path MTU */
+};
+#define MANA_EMU_RC_FORGE_SYM "mana_emu_rc_forge"
+int mana_emu_rc_forge(uint32_t qpn, const struct mana_emu_rc_pkt *pkt);
+
+/*
+ * Hold this VM's outgoing RoCE packets: @pass >= 0 lets the next @pass
+ * through and keeps every later one (in order, up to 4096); @pass < 0
+ * sends what is held, in order, and holds no more.  Makes "a message
+ * whose first packet has landed and whose rest has not" exact, without
+ * timing.  0, or -ENOMEM.
+ */
+#define MANA_EMU_RC_WIRE_HOLD_SYM "mana_emu_rc_wire_hold"
+int mana_emu_rc_wire_hold(int pass);
+
 #ifdef __cplusplus
 }
 #endif

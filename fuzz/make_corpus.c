@@ -753,6 +753,100 @@ static void uverbs_ioctl_seeds(void)
 	save("uverbs_ioctl", "graph", seq.b, seq.n);
 }
 
+/* ---- RoCE into the RC engine (fuzz_roce.c's record format) ------------ */
+
+struct rpkt {
+	uint8_t sel, op;
+	int8_t delta;
+	uint16_t plen;		/* 0x8000: one MTU */
+	uint32_t dma_len, msn;
+	uint8_t syndrome;
+	uint32_t va_off;
+};
+
+static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+
+/* sel: bit 0 A bit, bits 3-4 PSN base (0 responder's, 1 requester's), 5-6 MR */
+static void roce_rec(struct buf *b, const struct rpkt *r)
+{
+	uint8_t pay[16];
+	uint32_t plen = r->plen & 0x8000 ? 1024 : r->plen;
+
+	put8(b, 1);
+	put8(b, r->sel);
+	put8(b, r->op);
+	put8(b, (uint8_t)r->delta);
+	put16(b, r->plen);
+	put32(b, r->va_off);		/* MR A or B: the offset */
+	put8(b, 1);			/* a 32-bit DMA length */
+	put32(b, r->dma_len);
+	put8(b, r->syndrome);
+	put32(b, r->msn);
+	put32(b, 0x01020304);		/* ImmDt */
+	put32(b, 0);			/* IETH */
+	memset(pay, 0xa5, sizeof(pay));
+	put(b, pay, plen < 16 ? plen : 16);
+}
+
+static void roce_seed(const char *name, const struct rpkt *r, size_t n)
+{
+	struct buf b = { .n = 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		roce_rec(&b, &r[i]);
+	save("roce", name, b.b, b.n);
+}
+
+#define R_ACK	0x01		/* A bit, responder's PSN, MR A */
+#define R_REQ	0x08		/* requester's PSN */
+#define R_MRB	0x20
+
+static void roce_seeds(void)
+{
+	static const struct rpkt write_only[] = {
+		{ R_ACK, 0x0a, 0, 100, 100, 0, 0, 0x100 },
+	};
+	static const struct rpkt write_multi[] = {
+		{ 0, 0x06, 0, 0x8000, 3072, 0, 0, 0x2000 },
+		{ 0, 0x07, 1, 0x8000, 0, 0, 0, 0 },
+		{ R_ACK, 0x08, 2, 0x8000, 0, 0, 0, 0 },
+	};
+	static const struct rpkt reads[] = {
+		{ R_ACK | R_MRB, 0x0c, 0, 0, 4096, 0, 0, 0x100 },
+		/* the same again (a duplicate that matches), then one that does not */
+		{ R_ACK | R_MRB, 0x0c, 0, 0, 4096, 0, 0, 0x100 },
+		{ R_ACK | R_MRB, 0x0c, -3, 0, 4096, 0, 0, 0x900 },
+	};
+	static const struct rpkt sends[] = {
+		{ 0, 0x00, 0, 0x8000, 0, 0, 0, 0 },
+		{ 0, 0x01, 1, 0x8000, 0, 0, 0, 0 },
+		{ R_ACK, 0x03, 2, 200, 0, 0, 0, 0 },
+		{ R_ACK, 0x04, 3, 64, 0, 0, 0, 0 },
+	};
+	static const struct rpkt acks[] = {
+		/* the WRITE's 8 packets, then the READ's 4 responses */
+		{ R_REQ, 0x11, 7, 0, 0, 1, 0x1f, 0 },
+		{ R_REQ, 0x0d, 8, 0x8000, 0, 1, 0x1f, 0 },
+		{ R_REQ, 0x0e, 9, 0x8000, 0, 1, 0, 0 },
+		{ R_REQ, 0x0e, 10, 0x8000, 0, 1, 0, 0 },
+		{ R_REQ, 0x0f, 11, 0x8000, 0, 2, 0x1f, 0 },
+		{ R_REQ, 0x11, 12, 0, 0, 3, 0x1f, 0 },
+	};
+	static const struct rpkt naks[] = {
+		{ R_REQ, 0x11, 3, 0, 0, 0, 0x60, 0 },	/* PSN sequence error */
+		{ R_REQ, 0x11, 3, 0, 0, 0, 0x21, 0 },	/* RNR */
+		{ R_REQ, 0x11, 5, 0, 0, 0, 0x62, 0 },	/* remote access */
+	};
+
+	roce_seed("write-only", write_only, 1);
+	roce_seed("write-multi", write_multi, 3);
+	roce_seed("reads", reads, 3);
+	roce_seed("sends", sends, 4);
+	roce_seed("acks", acks, 6);
+	roce_seed("naks", naks, 3);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -775,5 +869,6 @@ int main(int argc, char **argv)
 	netlink_seeds();
 	uverbs_write_seeds();
 	uverbs_ioctl_seeds();
+	roce_seeds();
 	return 0;
 }

@@ -50,6 +50,8 @@ int emu_port_attach(unsigned int port);
 /* The kernel registers an MR (struct emu_dev_mr, hwq.h) / it goes. */
 void emu_dev_mr_add(struct emu_dev_mr *mr);
 void emu_dev_mr_del(struct emu_dev_mr *mr);
+/* Is @key (lkey == rkey) some registered MR's? */
+bool emu_dev_mr_key_used(uint32_t key);
 
 /* Program (@rx->programmed set) or clear (NULL) the steering of @port. */
 void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx);

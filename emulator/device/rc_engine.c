@@ -26,6 +26,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/gid.h"
+#include "emulator/mana_emu.h"
 #include "device.h"
 #include "rc_dev.h"
 
@@ -47,6 +48,15 @@ static struct {
 	uint8_t held[ROCE_MAX_FRAME];	/* --fault=reorder-roce */
 	size_t held_len;
 	unsigned int held_port;
+	/* mana_emu_rc_wire_hold() */
+	bool hold;
+	int hold_pass;
+	struct rc_held {
+		unsigned int port;
+		size_t len;
+		uint8_t f[];
+	} **holdq;
+	size_t nhold;
 	/* statistics of destroyed QPs */
 	struct rc_retired {
 		uint32_t qpn;
@@ -99,9 +109,61 @@ static bool one_in(unsigned long long n)
 	return n && !(rc.rng % n);
 }
 
+#define HOLD_MAX 4096
+
+/* A packet mana_emu_rc_wire_hold() keeps back: true if kept (or lost). */
+static bool wire_hold(unsigned int port, const uint8_t *f, size_t len)
+{
+	struct rc_held *h;
+
+	if (!rc.hold)
+		return false;
+	if (rc.hold_pass > 0) {
+		rc.hold_pass--;
+		return false;
+	}
+	if (rc.nhold == HOLD_MAX || !(h = malloc(sizeof(*h) + len)))
+		return true;	/* a loss, as on a full wire */
+	h->port = port;
+	h->len = len;
+	memcpy(h->f, f, len);
+	rc.holdq[rc.nhold++] = h;
+	return true;
+}
+
+EMU_EXPORT int mana_emu_rc_wire_hold(int pass)
+{
+	size_t i;
+	int ret = 0;
+
+	pthread_mutex_lock(&emu.lock);
+	if (pass >= 0) {
+		if (!rc.holdq)
+			rc.holdq = calloc(HOLD_MAX, sizeof(*rc.holdq));
+		if (rc.holdq) {
+			rc.hold = true;
+			rc.hold_pass = pass;
+		} else {
+			ret = -ENOMEM;
+		}
+	} else {
+		rc.hold = false;
+		for (i = 0; i < rc.nhold; i++) {
+			emu_dev_xmit(rc.holdq[i]->port, rc.holdq[i]->f,
+				     rc.holdq[i]->len);
+			free(rc.holdq[i]);
+		}
+		rc.nhold = 0;
+	}
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
+}
+
 static void wire_out(unsigned int port, const uint8_t *f, size_t len)
 {
 	rc.roce_tx++;
+	if (wire_hold(port, f, len))
+		return;
 	if (emu.opts.fault_drop_roce && one_in(emu.opts.fault_drop_roce)) {
 		rc.dropped++;
 		return;
@@ -342,6 +404,7 @@ static void qp_reset(struct emu_rc_qp_hw *qp)
 	qp->nak_seq_sent = false;
 	qp->ack_due = false;
 	memset(&qp->r, 0, sizeof(qp->r));
+	qp->rd_n = 0;
 }
 
 static void attr_merge(struct emu_rc_attr *a, const struct emu_rc_attr *n,
@@ -424,7 +487,7 @@ int emu_rc_qp_hw_modify(struct emu_rc_qp_hw *qp, const struct emu_rc_attr *attr,
 		qp_reset(qp);
 	} else if (to == EMU_RC_RTS && qp->state == EMU_RC_RTR) {
 		rc_req_reset(qp);
-		qp->next_psn = qp->una = merged.sq_psn;
+		qp->next_psn = qp->una = qp->sent_end = merged.sq_psn;
 		qp->acked = roce_psn_add(merged.sq_psn, ROCE_PSN_MASK);
 		qp->retry_left = merged.retry_cnt;
 		qp->rnr_left = merged.rnr_retry;
@@ -531,6 +594,40 @@ bool emu_rc_doorbell(struct emu_ucontext *ctx, unsigned int kind,
 		qp->st.errors++;	/* a queue of ours, the wrong doorbell */
 	}
 	return true;
+}
+
+/* ---- forged packets (security tests) ----------------------------------------- */
+
+EMU_EXPORT int mana_emu_rc_forge(uint32_t qpn, const struct mana_emu_rc_pkt *in)
+{
+	struct emu_rc_qp_hw *qp;
+	struct roce_pkt p = {
+		.opcode = in->opcode,
+		.ack_req = !!in->ack_req,
+		.syndrome = in->syndrome,
+		.psn = in->psn & ROCE_PSN_MASK,
+		.msn = in->msn & ROCE_PSN_MASK,
+		.va = in->va,
+		.rkey = in->rkey,
+		.dma_len = in->dma_len,
+		.imm = in->imm,
+		.payload = in->payload,
+		.payload_len = in->payload_len,
+	};
+	uint64_t errors;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&emu.lock);
+	qp = emu_rc_nqps ? rc_qp_by_qpn(qpn) : NULL;
+	if (qp && qp->mtu) {
+		errors = qp->st.errors;
+		rc_send_pkt(qp, &p);
+		ret = qp->st.errors == errors ? 0 : -EINVAL;
+		if (!ret)
+			wire_flush_held();
+	}
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
 }
 
 /* ---- frames in ------------------------------------------------------------------- */

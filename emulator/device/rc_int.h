@@ -22,6 +22,7 @@
 #define RC_ARMS		64	/* pending arm doorbells per QP */
 #define RC_ACK_EVERY	64	/* A bit within long messages */
 #define RC_MSG_MAX	(16u << 20)	/* max_msg_sz of the port */
+#define RC_RD_HIST	16	/* READs remembered (= max_dest_rd_atomic) */
 
 /* One of the QP's user rings (byte positions are free-running). */
 struct rc_ring {
@@ -62,10 +63,16 @@ struct rc_rmsg {
 	/* SEND: the receive WQE */
 	uint32_t wqe_pos, wqe_bu, nsge;
 	struct gdma_sge sge[GDMA_MAX_RX_SGE];
-	/* WRITE */
+	/* WRITE: the rkey is checked again at every packet (dereg fence) */
 	uint64_t va;
 	uint32_t rkey, dma_len;
-	uintptr_t uva;			/* application address of va */
+};
+
+/* A READ the responder executed: a duplicate must match it (IBA 9.7.5.2.5). */
+struct rc_rd_done {
+	uint32_t psn, npkts;
+	uint64_t va;
+	uint32_t rkey, len;
 };
 
 struct emu_rc_qp_hw {
@@ -94,6 +101,7 @@ struct emu_rc_qp_hw {
 	uint32_t next_psn;		/* first PSN of the next new WQE */
 	uint32_t una;			/* oldest unacknowledged PSN */
 	uint32_t acked;			/* highest PSN acknowledged */
+	uint32_t sent_end;		/* one past the highest PSN sent */
 	uint32_t msn_seen;		/* the responder's last MSN */
 	uint8_t retry_left, rnr_left;
 	uint8_t backoff;		/* timer expiries without progress */
@@ -109,6 +117,8 @@ struct emu_rc_qp_hw {
 	bool nak_seq_sent;
 	struct rc_rmsg r;
 	bool ack_due;			/* a coalesced ACK is owed */
+	struct rc_rd_done rd_done[RC_RD_HIST];	/* a ring, newest at rd_n - 1 */
+	uint32_t rd_n;
 
 	struct rc_stats st;
 };

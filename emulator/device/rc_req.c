@@ -244,7 +244,7 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 {
 	static uint8_t data[ROCE_MAX_MTU];
 	struct roce_pkt p = { 0 };
-	uint32_t off = i * qp->mtu, len = 0;
+	uint32_t off = i * qp->mtu, len = 0, end;
 	int op = rc_opcode(m->type, i, m->npkts);
 
 	if (op < 0)
@@ -282,6 +282,11 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 		p.se = i + 1 == m->npkts && m->solicited;
 	}
 	rc_send_pkt(qp, &p);
+	/* a READ request asks for every PSN of its responses */
+	end = roce_psn_add(m->type == MANA_WQE_READ ? msg_last_psn(m) : p.psn,
+			   1);
+	if (roce_psn_diff(end, qp->sent_end) > 0)
+		qp->sent_end = end;
 	return 0;
 }
 
@@ -530,8 +535,12 @@ void rc_req_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	if (qp->state != EMU_RC_RTS && qp->state != EMU_RC_SQD &&
 	    qp->state != EMU_RC_SQE)
 		return;
-	/* beyond anything sent: not for this conversation */
-	if (roce_psn_diff(p->psn, qp->next_psn) >= 0) {
+	/*
+	 * An ACK, NAK or response for a PSN never transmitted is a ghost
+	 * (IBA 9.7.5.1.x): ignored.  Not the PSNs of the WQEs fetched (up to
+	 * RC_WINDOW messages ahead): one forged ACK would retire them all.
+	 */
+	if (roce_psn_diff(p->psn, qp->sent_end) >= 0) {
 		qp->st.bad_packets++;
 		return;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The RC responder (IBA 9.7.5): the expected PSN, duplicates (re-ACKed;
- * a duplicate READ is executed again), a sequence NAK once per gap, RNR
+ * a duplicate READ is executed again if it repeats a READ this QP
+ * executed, else dropped), a sequence NAK once per gap, RNR
  * NAK when a SEND or WRITE with immediate finds no receive WQE, rkey,
  * bounds and access checks against the PD's MRs and the QP's
  * access_flags, receive CQEs, READ responses, and ACKs coalesced to one
@@ -171,12 +172,13 @@ static enum verdict do_send(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 static enum verdict do_write(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 			     unsigned int fl)
 {
+	uintptr_t uva;
 	int ret;
 
 	if (fl & ROCE_F_FIRST) {
 		if (!(qp->attr.access_flags & IBV_ACCESS_REMOTE_WRITE) ||
 		    emu_dev_mr_map(qp->pd, p->rkey, p->va, p->dma_len,
-				   IBV_ACCESS_REMOTE_WRITE, &qp->r.uva))
+				   IBV_ACCESS_REMOTE_WRITE, &uva))
 			return fail_nak(qp, p, ROCE_NAK_REMOTE_ACCESS,
 					IBV_EVENT_QP_ACCESS_ERR);
 		qp->r.active = true;
@@ -203,10 +205,17 @@ static enum verdict do_write(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 	     qp->r.off + p->payload_len != qp->r.dma_len))
 		return fail_nak(qp, p, ROCE_NAK_INVALID_REQ,
 				IBV_EVENT_QP_REQ_ERR);
+	/*
+	 * The MR again at every packet, never an address kept from the
+	 * first: once ibv_dereg_mr() has returned (it takes emu.lock, as
+	 * this does) no later packet of the message lands; each gets the
+	 * remote access NAK.
+	 */
 	if (p->payload_len &&
-	    emu_copy_user_one((void *)p->payload,
-			      (void *)(qp->r.uva + qp->r.off), p->payload_len,
-			      true) != p->payload_len)
+	    (emu_dev_mr_map(qp->pd, qp->r.rkey, qp->r.va + qp->r.off,
+			    p->payload_len, IBV_ACCESS_REMOTE_WRITE, &uva) ||
+	     emu_copy_user_one((void *)p->payload, (void *)uva,
+			       p->payload_len, true) != p->payload_len))
 		return fail_nak(qp, p, ROCE_NAK_REMOTE_ACCESS,
 				IBV_EVENT_QP_ACCESS_ERR);
 	qp->r.off += p->payload_len;
@@ -222,9 +231,14 @@ static enum verdict do_write(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 	return DONE;
 }
 
-/* READ responses for a request at @psn (new or duplicate). */
+/*
+ * READ responses for a request at @p->psn: a new one (@dup false: a bad
+ * request is fatal) or a duplicate already matched against the READ it
+ * repeats (@dup: the MR is checked again; if that fails now, the request
+ * is dropped -- a duplicate never breaks the QP).
+ */
 static enum verdict do_read(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
-			    bool count)
+			    bool dup)
 {
 	static uint8_t data[ROCE_MAX_MTU];
 	uint32_t n, i, off = 0;
@@ -233,12 +247,22 @@ static enum verdict do_read(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 	if (!(qp->attr.access_flags & IBV_ACCESS_REMOTE_READ) ||
 	    p->dma_len > RC_MSG_MAX ||
 	    emu_dev_mr_map(qp->pd, p->rkey, p->va, p->dma_len,
-			   IBV_ACCESS_REMOTE_READ, &uva))
+			   IBV_ACCESS_REMOTE_READ, &uva)) {
+		if (dup) {
+			qp->st.bad_packets++;
+			return DONE;
+		}
 		return fail_nak(qp, p, ROCE_NAK_REMOTE_ACCESS,
 				IBV_EVENT_QP_ACCESS_ERR);
+	}
 	n = rc_npkts(p->dma_len, qp->mtu);
-	if (count)
+	if (!dup) {
+		struct rc_rd_done *d = &qp->rd_done[qp->rd_n++ % RC_RD_HIST];
+
+		*d = (struct rc_rd_done){ .psn = p->psn, .npkts = n,
+			.va = p->va, .rkey = p->rkey, .len = p->dma_len };
 		qp->msn++;
+	}
 	rc_resp_flush_ack(qp);
 	for (i = 0; i < n; i++) {
 		struct roce_pkt r = { 0 };
@@ -253,24 +277,56 @@ static enum verdict do_read(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 		r.syndrome = ROCE_SYN_ACK(ROCE_CREDITS_INVALID);
 		r.msn = qp->msn & ROCE_PSN_MASK;
 		if (len && emu_copy_user_one(data, (void *)(uva + off), len,
-					     false) != len)
+					     false) != len) {
+			if (dup)
+				return DONE;
 			return fail_nak(qp, p, ROCE_NAK_REMOTE_ACCESS,
 					IBV_EVENT_QP_ACCESS_ERR);
+		}
 		r.payload = len ? data : NULL;
 		r.payload_len = len;
 		rc_send_pkt(qp, &r);
 		off += len;
 	}
-	if (count)
+	if (!dup)
 		qp->epsn = roce_psn_add(qp->epsn, n);
 	return DONE;
+}
+
+/*
+ * A duplicate READ is executed again only as what the requester may ask
+ * after a loss (IBA 9.7.5.2.5, 9.4.4): the rest of a READ this QP
+ * executed, from one of its PSNs, same rkey, the address and length moved
+ * on by whole MTUs.  Anything else in the (2^23 wide) duplicate range was
+ * never a valid request: dropped, counted, the QP untouched.
+ */
+static bool read_dup_matches(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
+{
+	uint32_t i, n = qp->rd_n < RC_RD_HIST ? qp->rd_n : RC_RD_HIST;
+
+	for (i = 0; i < n; i++) {
+		const struct rc_rd_done *d = &qp->rd_done[i];
+		int32_t k = roce_psn_diff(p->psn, d->psn);
+		uint64_t off;
+
+		if (k < 0 || (uint32_t)k >= d->npkts)
+			continue;
+		off = (uint64_t)(uint32_t)k * qp->mtu;
+		if (p->rkey == d->rkey && p->va == d->va + off &&
+		    (uint64_t)p->dma_len + off == d->len)
+			return true;
+	}
+	return false;
 }
 
 static void duplicate(struct emu_rc_qp_hw *qp, const struct roce_pkt *p,
 		      unsigned int fl)
 {
 	if (p->opcode == ROCE_READ_REQ) {
-		do_read(qp, p, false);
+		if (read_dup_matches(qp, p))
+			do_read(qp, p, true);
+		else
+			qp->st.bad_packets++;
 		return;
 	}
 	/* re-ACK the most recent PSN (IBA 9.7.5.1.2) */
@@ -313,7 +369,7 @@ void rc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	else if (fl & ROCE_F_WRITE)
 		v = do_write(qp, p, fl);
 	else
-		v = do_read(qp, p, true);
+		v = do_read(qp, p, false);
 	if (v != DONE || p->opcode == ROCE_READ_REQ)
 		return;
 	qp->epsn = roce_psn_add(qp->epsn, 1);

@@ -34,13 +34,15 @@ int dev_wq_cache_fill(struct emu_hwq *q)
 	return 0;
 }
 
+/* keys are index << 8 | key byte (kernel/mr.c): the index picks the bucket */
 #define MR_HASH_SIZE 1024
+#define MR_BUCKET(key) (((key) >> 8) % MR_HASH_SIZE)
 
 static struct emu_dev_mr *mr_hash[MR_HASH_SIZE];
 
 void emu_dev_mr_add(struct emu_dev_mr *mr)
 {
-	struct emu_dev_mr **b = &mr_hash[mr->lkey % MR_HASH_SIZE];
+	struct emu_dev_mr **b = &mr_hash[MR_BUCKET(mr->lkey)];
 
 	mr->hash_next = *b;
 	*b = mr;
@@ -50,7 +52,7 @@ void emu_dev_mr_del(struct emu_dev_mr *mr)
 {
 	struct emu_dev_mr **pp;
 
-	for (pp = &mr_hash[mr->lkey % MR_HASH_SIZE]; *pp;
+	for (pp = &mr_hash[MR_BUCKET(mr->lkey)]; *pp;
 	     pp = &(*pp)->hash_next) {
 		if (*pp == mr) {
 			*pp = mr->hash_next;
@@ -66,17 +68,22 @@ const struct emu_dev_mr *dev_mr_find(uint32_t key)
 {
 	struct emu_dev_mr *mr;
 
-	for (mr = mr_hash[key % MR_HASH_SIZE]; mr; mr = mr->hash_next)
+	for (mr = mr_hash[MR_BUCKET(key)]; mr; mr = mr->hash_next)
 		if (mr->lkey == key)
 			return mr;
 	return NULL;
+}
+
+bool emu_dev_mr_key_used(uint32_t key)
+{
+	return dev_mr_find(key) != NULL;
 }
 
 const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey)
 {
 	struct emu_dev_mr *mr;
 
-	for (mr = mr_hash[lkey % MR_HASH_SIZE]; mr; mr = mr->hash_next)
+	for (mr = mr_hash[MR_BUCKET(lkey)]; mr; mr = mr->hash_next)
 		if (mr->lkey == lkey)
 			break;
 	if (!mr || mr->pd != q->pd)

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -170,13 +172,65 @@ uint64_t pinned_span(uint64_t start, uint64_t length)
 	return last - first;
 }
 
-/* keys handed out to MRs (lkey == rkey) */
-static uint32_t next_key = 0x1000;
+/*
+ * Keys handed out to MRs (lkey == rkey), split as an RNIC's are: the high
+ * 24 bits an index into the device's MR table (umem.c hashes on it), the
+ * low 8 a key byte drawn for each registration.  The index starts at a
+ * random point per device, so that one VM's keys say nothing about
+ * another's (a remote peer that guesses an rkey must guess 32 bits, not
+ * count from 0x1000 as every VM used to), and the key byte makes the
+ * next key of a VM unguessable from the last one (1 in 256).
+ */
+static struct {
+	bool seeded;
+	uint32_t next_index;
+	uint64_t rng;
+} keys;
+
+static uint64_t key_random(void)
+{
+	/* xorshift64*, seeded from the kernel's entropy once per process */
+	keys.rng ^= keys.rng >> 12;
+	keys.rng ^= keys.rng << 25;
+	keys.rng ^= keys.rng >> 27;
+	return keys.rng * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t mr_new_key(void)
+{
+	uint32_t key;
+
+	if (!keys.seeded) {
+		struct timespec ts;
+
+		if (getrandom(&keys.rng, sizeof(keys.rng), GRND_NONBLOCK) !=
+		    sizeof(keys.rng)) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			keys.rng = (uint64_t)ts.tv_nsec << 20 ^
+				   (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 40;
+		}
+		keys.rng |= 1;
+		keys.next_index = (uint32_t)key_random();
+		keys.seeded = true;
+	}
+	/* an index still in use after 2^24 registrations is skipped */
+	do {
+		key = (keys.next_index++ & 0xffffff) << 8 |
+		      (uint32_t)(key_random() & 0xff);
+	} while (!key || emu_dev_mr_key_used(key));
+	return key;
+}
 
 static void mr_release(struct emu_obj *obj)
 {
 	struct emu_mr *mr = (struct emu_mr *)obj;
 
+	/*
+	 * The dereg fence: under emu.lock, which the device thread holds for
+	 * each packet, and the RC responder looks the rkey up again for
+	 * every packet, so no byte of a remote WRITE in progress lands once
+	 * ibv_dereg_mr() returns (its next packet is NAKed).
+	 */
 	emu_dev_mr_del(&mr->hw);
 	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
 }
@@ -207,7 +261,7 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	mr->iova = req->iova;
 	mr->access = req->access;
 	/* GDMA hands out one key per MR; lkey == rkey. */
-	mr->lkey = mr->rkey = next_key++;
+	mr->lkey = mr->rkey = mr_new_key();
 	mr->hw = (struct emu_dev_mr){
 		.start = mr->start, .iova = mr->iova, .length = mr->length,
 		.lkey = mr->lkey, .pd = pd,
