@@ -839,6 +839,29 @@ static void test_modify_path(void)
 	m = to_init();
 	CHECK_ERRNO(k_modify(h, &m), 0);
 	CHECK(qp_state(h) == IBV_QPS_INIT, "INIT");
+	/*
+	 * Driver data on modify (EX_MODIFY_QP carries it; the legacy command
+	 * has none, the core refuses a nonzero tail there in every era):
+	 * 7.1 wants it empty or zero, older kernels never read it.
+	 */
+	{
+		struct ib_uverbs_ex_modify_qp_resp xr;
+		struct ib_uverbs_ex_modify_qp x = {};
+		uint64_t junk = 1;
+
+		x.base = (struct ib_uverbs_modify_qp){ .qp_handle = h,
+			.attr_mask = IBV_QP_STATE, .qp_state = IBV_QPS_INIT };
+		CHECK_ERRNO(uv_write_ex(fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+					sizeof(x), &junk, sizeof(junk), &xr,
+					sizeof(xr), 0),
+			    kver >= 7001 ? EOPNOTSUPP : 0);
+		junk = 0;
+		CHECK_ERRNO(uv_write_ex(fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+					sizeof(x), &junk, sizeof(junk), &xr,
+					sizeof(xr), 0), 0);
+		CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_MODIFY_QP, &x.base,
+				     sizeof(x.base), &junk, sizeof(junk), 0), 0);
+	}
 	/* INIT -> INIT with optional attributes */
 	m.attr_mask = IBV_QP_STATE | IBV_QP_ACCESS_FLAGS;
 	m.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;

@@ -503,8 +503,11 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 
 	if (mask & ~valid_mask)
 		return -EOPNOTSUPP;
-	/* mana_ib: no driver data in either direction */
-	ret = emu_udata_in_empty(uhw);
+	/*
+	 * No driver data: robust udata (7.1) wants the input empty or zero;
+	 * older mana_ib_modify_qp() never read it.
+	 */
+	ret = kernel_era()->robust_udata ? emu_udata_in_empty(uhw) : 0;
 	if (!ret)
 		ret = rc_states(rc, cmd, mask, &cur, &next);
 	if (!ret)
