@@ -987,6 +987,21 @@ static void test_ioctl(void)
 	CHECK_ERRNO(ioc_cq_create(&K, (uintptr_t)BUF(0) + 8, 16, &cq), EINVAL);
 	CHECK_ERRNO(ioc_cq_create(&K, (uintptr_t)BUF(0), 16, &cq), 0);
 	CHECK_ERRNO(ioc_sq_create(&K, cq, BUF(2), &qp, &qpn), 0);
+	/* QUERY_QP through DEVICE/INVOKE_WRITE: the core's EOPNOTSUPP too */
+	{
+		struct ib_uverbs_query_qp_resp qr;
+		struct ib_uverbs_query_qp q = { .qp_handle = qp };
+		uint64_t wcmd = IB_USER_VERBS_CMD_QUERY_QP;
+		struct ioc c;
+
+		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
+		ioc_attr(&c, UVERBS_ATTR_CORE_IN, sizeof(q), (uintptr_t)&q);
+		ioc_attr(&c, UVERBS_ATTR_CORE_OUT, sizeof(qr), (uintptr_t)&qr);
+		ioc_ptr(&c, UVERBS_ATTR_WRITE_CMD, &wcmd, sizeof(wcmd));
+		CHECK_ERRNO(ioc_run(K.fd, &c), EOPNOTSUPP);
+		q.qp_handle = 0xbad;	/* before any handle is looked up */
+		CHECK_ERRNO(ioc_run(K.fd, &c), EOPNOTSUPP);
+	}
 	CHECK_ERRNO(ioc_destroy(&K, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY,
 				UVERBS_ATTR_DESTROY_CQ_RESP, cq, &cresp,
 				sizeof(cresp)), EBUSY);
