@@ -156,6 +156,17 @@ int mana_emu_rc_forge(uint32_t qpn, const struct mana_emu_rc_pkt *pkt);
 #define MANA_EMU_RC_WIRE_HOLD_SYM "mana_emu_rc_wire_hold"
 int mana_emu_rc_wire_hold(int pass);
 
+/*
+ * What the emulated kernel keeps of the RC QP numbered @qpn, in the
+ * layout of the uverbs QUERY_QP response (struct ib_uverbs_query_qp_resp,
+ * every field filled): the attributes modify set and the device's current
+ * state.  mana_ib has no query_qp, so QUERY_QP itself is EOPNOTSUPP; this
+ * is for tests.  0, or -ENOENT when no RC QP has that number.
+ */
+struct ib_uverbs_query_qp_resp;
+#define MANA_EMU_RC_QP_QUERY_SYM "mana_emu_rc_qp_query"
+int mana_emu_rc_qp_query(uint32_t qpn, struct ib_uverbs_query_qp_resp *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,8 @@
  *
  * Usage (under mana-emu --ports=2): test_emu_kernel_abi
  *        (under mana-emu --netdev-up): test_emu_kernel_abi --netdev-up
+ * The kernel era (--kernel) decides what some commands answer; the test
+ * reads it from MANA_EMU_OPTIONS and checks that era's answers.
  */
 #include <infiniband/verbs.h>
 
@@ -34,6 +36,9 @@
 #define MAX_QP_WR 8192	/* mana-emu's default --max-qp-wr */
 
 #include "uverbs_raw.h"
+
+static long kver;		/* the emulated kernel, MAJOR * 1000 + MINOR */
+#define ROBUST_UDATA (kver >= 7001)	/* driver data tails checked */
 
 /* ---- emulator test API -------------------------------------------------- */
 
@@ -398,10 +403,19 @@ static void test_cq(void)
 	CHECK_ERRNO(k_destroy_cq(&K, h), 0);
 	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 4, 0, NULL, NULL),
 		    EINVAL);
-	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 24, 0, NULL, NULL),
-		    EOPNOTSUPP);
-	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 16, 2, NULL, NULL),
-		    EOPNOTSUPP);
+	/*
+	 * A nonzero byte past the structure and an unknown flag: robust
+	 * udata (7.1) refuses both; older kernels copy min(inlen, 16) and
+	 * never test the flags.
+	 */
+	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 24, 0, &h, NULL),
+		    ROBUST_UDATA ? EOPNOTSUPP : 0);
+	if (!ROBUST_UDATA)
+		CHECK_ERRNO(k_destroy_cq(&K, h), 0);
+	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 16, 2, &h, NULL),
+		    ROBUST_UDATA ? EOPNOTSUPP : 0);
+	if (!ROBUST_UDATA)
+		CHECK_ERRNO(k_destroy_cq(&K, h), 0);
 	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0) + 64, 0, 16, 0, NULL,
 			    NULL), EINVAL);
 	CHECK_ERRNO(k_cq_ex(&K, 0, (uintptr_t)BUF(0), 0, 16, 0, NULL, NULL),
@@ -551,10 +565,19 @@ static void test_sq(void)
 	r.port = 2;
 	sq_case(r, EINVAL, "PD bound to port 1, QP on port 2");
 
-	/* mana_ib has no query_qp or modify_qp for raw QPs */
+	/*
+	 * mana_ib has no query_qp (any QP type, any version): the core drops
+	 * QUERY_QP and answers EOPNOTSUPP before it looks at the handle.
+	 * Its modify_qp refuses raw QPs.
+	 */
 	memset(&query, 0, sizeof(query));
 	query.cmd.qp_handle = qp;
 	query.cmd.response = (uintptr_t)mem;
+	CHECK_ERRNO(uv_write(K.fd, IB_USER_VERBS_CMD_QUERY_QP, &query.cmd,
+			     sizeof(query.cmd), NULL, 0,
+			     sizeof(struct ib_uverbs_query_qp_resp)),
+		    EOPNOTSUPP);
+	query.cmd.qp_handle = 0xbad;
 	CHECK_ERRNO(uv_write(K.fd, IB_USER_VERBS_CMD_QUERY_QP, &query.cmd,
 			     sizeof(query.cmd), NULL, 0,
 			     sizeof(struct ib_uverbs_query_qp_resp)),
@@ -799,6 +822,156 @@ static int ioc_sq_create(struct kctx *k, uint32_t cq, void *buf,
 	return ret;
 }
 
+/* ---- era-dependent context, PD and QP types ---------------------------------- */
+
+/*
+ * GET_CONTEXT on a fresh fd with @in_len bytes of driver input (byte 0
+ * @in0); the driver response (8 bytes, 0xee before) in *drv.
+ */
+static int k_context_drv(size_t in_len, uint8_t in0, uint64_t *drv, int *fdp)
+{
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		uint64_t drv;
+	} resp = { .core.async_fd = -1 };
+	struct ib_uverbs_get_context cmd = { .response = (uintptr_t)&resp };
+	uint8_t in[16] = { in0 };
+	int fd, ret;
+
+	memset(&resp.drv, 0xee, sizeof(resp.drv));
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = uv_write(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &cmd, sizeof(cmd), in,
+		       in_len, sizeof(resp));
+	*drv = resp.drv;
+	if (!ret)
+		close(resp.core.async_fd);
+	if (fdp && !ret)
+		*fdp = fd;
+	else
+		close(fd);
+	return ret;
+}
+
+/* ALLOC_PD with @in_len bytes of mana_ib_alloc_pd; the driver response. */
+static int k_pd_drv(int fd, const struct mana_ib_alloc_pd *in, size_t in_len,
+		    struct mana_ib_alloc_pd_resp *drv, uint32_t *handle)
+{
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		struct mana_ib_alloc_pd_resp drv;
+	} resp;
+	struct ib_uverbs_alloc_pd cmd = { .response = (uintptr_t)&resp };
+	uint8_t buf[16] = { 0 };
+	int ret;
+
+	memcpy(buf, in, sizeof(*in));
+	memset(&resp, 0xee, sizeof(resp));
+	ret = uv_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &cmd, sizeof(cmd), buf,
+		       in_len, sizeof(resp));
+	*drv = resp.drv;
+	*handle = resp.core.pd_handle;
+	return ret;
+}
+
+/*
+ * 7.1 (robust udata, PD numbers): alloc_ucontext answers comp_mask
+ * ALLOC_PDN_SUPPORT and wants its input empty or zero; alloc_pd takes
+ * {comp_mask, reserved} and answers the PD number, 16 bits with
+ * SHORT_PDN.  Older kernels read no driver input and write no driver
+ * output for either.
+ */
+static void test_context_pd(void)
+{
+	bool pdn = kver >= 7001;
+	struct mana_ib_alloc_pd_resp pr;
+	struct mana_ib_alloc_pd in = {};
+	uint32_t h, h2;
+	uint64_t drv;
+	int fd = -1;
+
+	CHECK_ERRNO(k_context_drv(0, 0, &drv, &fd), 0);
+	CHECK(pdn ? drv == MANA_IB_UCNTX_ALLOC_PDN_SUPPORT :
+		    drv == 0xeeeeeeeeeeeeeeeeull,
+	      "ucontext driver response %#llx", (unsigned long long)drv);
+	CHECK_ERRNO(k_context_drv(8, 0, &drv, NULL), 0);
+	CHECK_ERRNO(k_context_drv(8, 1, &drv, NULL), pdn ? EOPNOTSUPP : 0);
+	if (fd < 0)
+		return;
+
+	/* no driver input: a long PDN (rdma-core v64 sends none) */
+	CHECK_ERRNO(k_pd_drv(fd, &in, 0, &pr, &h), 0);
+	CHECK(pdn ? pr.pdn > 0xffff && pr.reserved == 0 :
+		    pr.pdn == 0xeeeeeeee && pr.reserved == 0xeeeeeeee,
+	      "PD response %#x %#x", pr.pdn, pr.reserved);
+	in.comp_mask = MANA_IB_PD_SHORT_PDN;
+	CHECK_ERRNO(k_pd_drv(fd, &in, sizeof(in), &pr, &h2), 0);
+	CHECK(pdn ? pr.pdn && pr.pdn <= 0xffff : pr.pdn == 0xeeeeeeee,
+	      "short PDN %#x", pr.pdn);
+	/* shorter than the structure; unknown bit; nonzero tail */
+	CHECK_ERRNO(k_pd_drv(fd, &in, 4, &pr, &h), pdn ? EINVAL : 0);
+	in.comp_mask = 2;
+	CHECK_ERRNO(k_pd_drv(fd, &in, sizeof(in), &pr, &h), pdn ? EOPNOTSUPP : 0);
+	in.comp_mask = 0;
+	in.reserved = 1;
+	CHECK_ERRNO(k_pd_drv(fd, &in, sizeof(in), &pr, &h), 0);
+	CHECK(pdn ? pr.pdn > 0xffff : pr.pdn == 0xeeeeeeee,
+	      "reserved is not checked: %#x", pr.pdn);
+	close(fd);
+}
+
+/* CREATE_QP of @type with the RC driver data (@ucmd) on K's PD. */
+static int k_qp_type(uint32_t type, uint32_t scq, uint32_t rcq,
+		     const struct mana_ib_create_rc_qp *ucmd, uint32_t *handle)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct mana_ib_create_rc_qp_resp drv;
+	} resp = {};
+	struct ib_uverbs_create_qp cmd = {
+		.response = (uintptr_t)&resp, .user_handle = 3,
+		.pd_handle = K.pd, .send_cq_handle = scq, .recv_cq_handle = rcq,
+		.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+		.max_recv_sge = 1, .qp_type = type,
+	};
+	int ret;
+
+	ret = uv_write(K.fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd),
+		       ucmd, sizeof(*ucmd), sizeof(resp));
+	*handle = resp.core.qp_handle;
+	return ret;
+}
+
+/*
+ * Which QP types userspace may create: RC from 6.11 (on the device with
+ * RNIC objects: uverbs0 before the 6.16 split), UD never -- before 6.14
+ * mana_ib did not know the type (EINVAL), from 6.14 UD QPs exist for
+ * kernel users only (EOPNOTSUPP).
+ */
+static void test_qp_types(void)
+{
+	struct mana_ib_create_rc_qp u = {};
+	uint32_t cq, h;
+	unsigned int i;
+
+	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(8), 0, 16,
+			    MANA_IB_CREATE_RNIC_CQ, &cq, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		u.queue_buf[i] = (uintptr_t)BUF(10) + i * PAGE;
+		u.queue_size[i] = PAGE;
+	}
+	CHECK_ERRNO(k_qp_type(IBV_QPT_UD, cq, cq, &u, &h),
+		    kver >= 6014 ? EOPNOTSUPP : EINVAL);
+	if (kver < 6016) {
+		CHECK_ERRNO(k_qp_type(IBV_QPT_RC, cq, cq, &u, &h),
+			    kver >= 6011 ? 0 : EINVAL);
+		if (kver >= 6011)
+			CHECK_ERRNO(k_destroy_qp(&K, h), 0);
+	}
+	CHECK_ERRNO(k_destroy_cq(&K, cq), 0);
+}
+
 static void test_ioctl(void)
 {
 	struct ib_uverbs_destroy_cq_resp cresp = { 3, 3 };
@@ -814,6 +987,21 @@ static void test_ioctl(void)
 	CHECK_ERRNO(ioc_cq_create(&K, (uintptr_t)BUF(0) + 8, 16, &cq), EINVAL);
 	CHECK_ERRNO(ioc_cq_create(&K, (uintptr_t)BUF(0), 16, &cq), 0);
 	CHECK_ERRNO(ioc_sq_create(&K, cq, BUF(2), &qp, &qpn), 0);
+	/* QUERY_QP through DEVICE/INVOKE_WRITE: the core's EOPNOTSUPP too */
+	{
+		struct ib_uverbs_query_qp_resp qr;
+		struct ib_uverbs_query_qp q = { .qp_handle = qp };
+		uint64_t wcmd = IB_USER_VERBS_CMD_QUERY_QP;
+		struct ioc c;
+
+		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
+		ioc_attr(&c, UVERBS_ATTR_CORE_IN, sizeof(q), (uintptr_t)&q);
+		ioc_attr(&c, UVERBS_ATTR_CORE_OUT, sizeof(qr), (uintptr_t)&qr);
+		ioc_ptr(&c, UVERBS_ATTR_WRITE_CMD, &wcmd, sizeof(wcmd));
+		CHECK_ERRNO(ioc_run(K.fd, &c), EOPNOTSUPP);
+		q.qp_handle = 0xbad;	/* before any handle is looked up */
+		CHECK_ERRNO(ioc_run(K.fd, &c), EOPNOTSUPP);
+	}
 	CHECK_ERRNO(ioc_destroy(&K, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY,
 				UVERBS_ATTR_DESTROY_CQ_RESP, cq, &cresp,
 				sizeof(cresp)), EBUSY);
@@ -977,6 +1165,7 @@ int main(int argc, char **argv)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(half_page + PAGE, PAGE);
 	CHECK(mem != MAP_FAILED && ro_page != MAP_FAILED, "scratch memory");
+	kver = emu_kernel_version();
 	CHECK_ERRNO(k_open(&K), 0);
 	CHECK_ERRNO(k_pd(&K, &K.pd), 0);
 	if (check_failed)
@@ -993,6 +1182,8 @@ int main(int argc, char **argv)
 		run(test_ioctl, "ioctl");
 		run(test_mmap, "mmap");
 		run(test_mr, "mr");
+		run(test_context_pd, "context_pd");
+		run(test_qp_types, "qp_types");
 		test_close_releases();
 	}
 	k_close(&K);

@@ -618,13 +618,49 @@ static void test_rdma_options(void)
 	CHECK(strstr(buf, "--ip=2:fd00::5/64") && strstr(buf, "--mtu=9000") &&
 	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
 	      "round trip '%s'", buf);
-	CHECK(!o.era && !parse("--era=split", &o, err, sizeof(err)) &&
-	      o.era == MANA_EMU_ERA_SPLIT, "--era=split: %s", err);
+	/* --kernel: the default is the newest era emulated faithfully */
+	CHECK(o.kernel == EMU_KERNEL_6_14 && EMU_KERNEL_DEFAULT == EMU_KERNEL_6_14 &&
+	      emu_era_faithful(emu_era_get(EMU_KERNEL_6_14)) &&
+	      !emu_era_faithful(emu_era_get(EMU_KERNEL_6_15)),
+	      "default era 6.14, the newest faithful one");
+	CHECK(!parse("--kernel=7.1", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_7_1, "--kernel=7.1: %s", err);
 	mana_emu_options_format(&o, buf, sizeof(buf));
-	CHECK(strstr(buf, "--era=split") && !parse(buf, &b, err, sizeof(err)) &&
-	      !memcmp(&o, &b, sizeof(o)), "era round trip '%s'", buf);
+	CHECK(strstr(buf, "--kernel=7.1") && !parse(buf, &b, err, sizeof(err)) &&
+	      !memcmp(&o, &b, sizeof(o)), "kernel round trip '%s'", buf);
+	/* a version between rows is the era of the newest row before it */
+	CHECK(!parse("--kernel=6.13", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_6_11, "--kernel=6.13 is 6.11's era");
+	CHECK(!parse("--kernel=newest", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_NEWEST, "--kernel=newest");
+	CHECK(!parse("--kernel=6.16 --kernel=6.10", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_6_10, "the last --kernel wins");
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--kernel=6.10"), "format 6.10: '%s'", buf);
+	CHECK(!parse("--kernel=6.14", &o, err, sizeof(err)) &&
+	      (mana_emu_options_format(&o, buf, sizeof(buf)), !strstr(buf, "--kernel")),
+	      "the default is not written: '%s'", buf);
+	{
+		static const char *const bad_kernel[] = {
+			"6.2", "6.9", "7.2", "8.0", "6", "6.", "x.1", "6.14a", "",
+		};
+
+		for (i = 0; i < sizeof(bad_kernel) / sizeof(bad_kernel[0]); i++) {
+			snprintf(arg, sizeof(arg), "--kernel=%s", bad_kernel[i]);
+			CHECK(parse(arg, &o, err, sizeof(err)) &&
+			      strstr(err, "--kernel: invalid value"), "%s: %s", arg,
+			      err);
+		}
+	}
+	/* --era: the older spelling */
+	CHECK(!parse("--era=split", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_7_0, "--era=split: %s", err);
+	mana_emu_options_format(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "--kernel=7.0") && !strstr(buf, "--era") &&
+	      !parse(buf, &b, err, sizeof(err)) && !memcmp(&o, &b, sizeof(o)),
+	      "era round trip '%s'", buf);
 	CHECK(!parse("--era=split --era=single", &o, err, sizeof(err)) &&
-	      o.era == MANA_EMU_ERA_SINGLE, "--era=single");
+	      o.kernel == EMU_KERNEL_DEFAULT, "--era=single");
 	CHECK(parse("--era=newest", &o, err, sizeof(err)) &&
 	      strstr(err, "--era: invalid value 'newest'"), "bad era: %s", err);
 	/* 15 per port: the GID table holds 16 with the link-local one */

@@ -63,9 +63,12 @@ static int emu_counts(struct mana_emu_counts *out)
 
 static int fd = -1, async_fd = -1;
 static bool write_only;		/* --transport=write: no ioctl at all */
-static bool split;		/* --era=split */
+static bool split;		/* --split: a kernel with the ETH/RNIC split */
+static long kver;		/* the emulated kernel, MAJOR * 1000 + MINOR */
+static bool cq_by_device;	/* 7.0 on: the RNIC device's CQs are RNIC CQs */
 static uint32_t pd;
 static uint8_t *mem;		/* queue buffers */
+static uint8_t *hole;		/* an unmapped page after two mapped ones */
 
 static int k_open_dev(const char *dev)
 {
@@ -159,6 +162,37 @@ struct rc_qp {
 	uint32_t ids[MANA_RC_QUEUE_COUNT];
 };
 
+/* handle -> qp_num of the RC QPs made here: the test API takes numbers */
+static struct {
+	uint32_t handle, qpn;
+} qp_nums[64];
+
+static void qp_num_note(uint32_t handle, uint32_t qpn)
+{
+	unsigned int i, slot = 0;
+
+	for (i = 0; i < 64; i++) {
+		if (qp_nums[i].qpn && qp_nums[i].handle == handle) {
+			slot = i;
+			break;
+		}
+		if (!qp_nums[i].qpn)
+			slot = i;
+	}
+	qp_nums[slot].handle = handle;
+	qp_nums[slot].qpn = qpn;
+}
+
+static uint32_t qp_num_of(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		if (qp_nums[i].qpn && qp_nums[i].handle == handle)
+			return qp_nums[i].qpn;
+	return 0;
+}
+
 static int k_rc_create(const struct rc_req *r, struct rc_qp *qp)
 {
 	struct {
@@ -182,6 +216,8 @@ static int k_rc_create(const struct rc_req *r, struct rc_qp *qp)
 		qp->qpn = resp.core.qpn;
 		memcpy(qp->ids, resp.drv.queue_id, sizeof(qp->ids));
 	}
+	if (!ret)
+		qp_num_note(resp.core.qp_handle, resp.core.qpn);
 	return ret;
 }
 
@@ -211,15 +247,29 @@ static int k_modify(uint32_t handle, struct ib_uverbs_modify_qp *m)
 			0);
 }
 
-static int k_query(uint32_t handle, struct ib_uverbs_query_qp_resp *resp)
+/* QUERY_QP itself: no mana_ib has query_qp, the core answers EOPNOTSUPP. */
+static int k_query_cmd(uint32_t handle)
 {
-	struct ib_uverbs_query_qp cmd = { .response = (uintptr_t)resp,
+	struct ib_uverbs_query_qp_resp resp;
+	struct ib_uverbs_query_qp cmd = { .response = (uintptr_t)&resp,
 					  .qp_handle = handle,
 					  .attr_mask = 0x1fffff };
 
-	memset(resp, 0xee, sizeof(*resp));
 	return uv_write(fd, IB_USER_VERBS_CMD_QUERY_QP, &cmd, sizeof(cmd), NULL,
-			0, sizeof(*resp));
+			0, sizeof(resp));
+}
+
+/*
+ * What the emulated kernel keeps of a QP (what modify set, the device's
+ * state), through the test API in the QUERY_QP response's layout.
+ */
+static int k_query(uint32_t handle, struct ib_uverbs_query_qp_resp *resp)
+{
+	int (*fn)(uint32_t, struct ib_uverbs_query_qp_resp *) =
+		(typeof(fn))dlsym(RTLD_DEFAULT, MANA_EMU_RC_QP_QUERY_SYM);
+
+	memset(resp, 0xee, sizeof(*resp));
+	return fn ? -fn(qp_num_of(handle), resp) : ENOSYS;
 }
 
 static uint8_t qp_state(uint32_t handle)
@@ -443,14 +493,17 @@ static void test_cq(void)
 	      q.buf_addr == (uintptr_t)(mem + 200 * PAGE),
 	      "the hardware CQ exists");
 	CHECK_ERRNO(k_cq(64, mem + 210 * PAGE, false, &h2, &cqid), 0);
-	/* split era: every CQ of the RNIC device is an RNIC CQ */
-	CHECK(split ? cqid != UINT32_MAX : cqid == UINT32_MAX,
+	/*
+	 * 7.0 on: every CQ of the RNIC device is an RNIC CQ; before, the
+	 * flag decides on the split RNIC device too.
+	 */
+	CHECK(cq_by_device ? cqid != UINT32_MAX : cqid == UINT32_MAX,
 	      "CQ without the flag: cqid %x", cqid);
 	CHECK_ERRNO(k_destroy_cq(h2), 0);
 	/* an RNIC CQ is not bound by max_qp_wr (mid-era mana_ib) */
 	CHECK_ERRNO(k_cq(MAX_QP_WR + 1, mem + 100 * PAGE, false, &h3, NULL),
-		    split ? 0 : EINVAL);
-	if (split)
+		    cq_by_device ? 0 : EINVAL);
+	if (cq_by_device)
 		CHECK_ERRNO(k_destroy_cq(h3), 0);
 	CHECK_ERRNO(k_cq(MAX_QP_WR + 1, mem + 100 * PAGE, true, &h3, NULL), 0);
 	CHECK_ERRNO(k_destroy_cq(h3), 0);
@@ -521,6 +574,9 @@ static void test_create(void)
 	for (i = 0; i < 4; i++)
 		CHECK(qp.ids[i] > 1 && qp.ids[i] < (1u << 24), "id %u", i);
 	CHECK(qp_state(qp.handle) == IBV_QPS_RESET, "new QP in RESET");
+	/* no mana_ib has query_qp: EOPNOTSUPP for the QP and for no QP */
+	CHECK_ERRNO(k_query_cmd(qp.handle), EOPNOTSUPP);
+	CHECK_ERRNO(k_query_cmd(0xbad), EOPNOTSUPP);
 	/* in use: its CQs cannot go */
 	CHECK_ERRNO(k_destroy_cq(scq), EBUSY);
 	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
@@ -530,27 +586,32 @@ static void test_create(void)
 	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
 	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 
-	/* a nonzero-free tail is fine, a nonzero tail is not */
+	/*
+	 * A zero tail is fine; a nonzero one only before robust udata
+	 * (7.1), when mana_ib copied min(inlen, 48) and read no further.
+	 */
 	rc_req_init(&r, scq, rcq, 0);
 	r.udata_len = 56;
 	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
 	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 	r.udata[50] = 1;
-	CHECK_ERRNO(k_rc_create(&r, NULL), EOPNOTSUPP);
+	CHECK_ERRNO(k_rc_create(&r, &qp), kver >= 7001 ? EOPNOTSUPP : 0);
+	if (kver < 7001)
+		CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 	rc_req_init(&r, scq, rcq, 0);
 	r.udata_len = 40;
 	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 	r.udata_len = 0;
 	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 
-	/* RNIC CQs only (single era; on the split RNIC every CQ is one) */
+	/* RNIC CQs only (from 7.0 every CQ of the split RNIC is one) */
 	rc_req_init(&r, eth_cq, rcq, 0);
-	CHECK_ERRNO(k_rc_create(&r, &qp), split ? 0 : EINVAL);
-	if (split)
+	CHECK_ERRNO(k_rc_create(&r, &qp), cq_by_device ? 0 : EINVAL);
+	if (cq_by_device)
 		CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 	rc_req_init(&r, scq, eth_cq, 0);
-	CHECK_ERRNO(k_rc_create(&r, &qp), split ? 0 : EINVAL);
-	if (split)
+	CHECK_ERRNO(k_rc_create(&r, &qp), cq_by_device ? 0 : EINVAL);
+	if (cq_by_device)
 		CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
 
 	/* caps over the device's limits */
@@ -567,13 +628,14 @@ static void test_create(void)
 	r.cap.max_recv_sge = 16;
 	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 
-	/* queue buffers: page aligned, whole pages, mapped */
+	/*
+	 * Queue buffers as mana_ib_create_queue() takes them: page aligned
+	 * (the zero-offset DMA region), not empty and mapped (ib_umem_get);
+	 * any length, the last page partly used.
+	 */
 	rc_req_init(&r, scq, rcq, 0);
 	u = (void *)r.udata;
 	u->queue_buf[2] += 64;
-	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
-	rc_req_init(&r, scq, rcq, 0);
-	u->queue_size[0] = PAGE + 512;
 	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 	rc_req_init(&r, scq, rcq, 0);
 	u->queue_size[1] = 0;
@@ -581,6 +643,41 @@ static void test_create(void)
 	rc_req_init(&r, scq, rcq, 0);
 	u->queue_buf[3] = 0x1000;	/* nothing mapped there */
 	CHECK_ERRNO(k_rc_create(&r, NULL), EFAULT);
+	rc_req_init(&r, scq, rcq, 0);
+	u->queue_size[0] = PAGE + 512;
+	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
+	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
+	/*
+	 * Upstream libmana's send queue: a power of two of pages and its
+	 * 16-byte rollback area (the device's ring: the whole pages).
+	 */
+	rc_req_init(&r, scq, rcq, 0);
+	u->queue_size[0] = 2 * PAGE + 16;
+	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
+	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
+	/* ... whose extra page must be there too */
+	rc_req_init(&r, scq, rcq, 0);
+	u->queue_buf[0] = (uintptr_t)hole - 2 * PAGE;
+	u->queue_size[0] = 2 * PAGE + 16;
+	CHECK_ERRNO(k_rc_create(&r, NULL), EFAULT);
+	u->queue_size[0] = 2 * PAGE;
+	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
+	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
+	/*
+	 * Receive only (qperf's servers): max_send_wr 0, and upstream sends
+	 * a send queue of just the rollback area -- one page to pin, no
+	 * ring.  The receive queue cannot be empty: max_recv_wr 0 gives a
+	 * 0-byte queue, which ib_umem_get() refuses.
+	 */
+	rc_req_init(&r, scq, rcq, 0);
+	r.cap.max_send_wr = 0;
+	u->queue_size[0] = 16;
+	CHECK_ERRNO(k_rc_create(&r, &qp), 0);
+	CHECK_ERRNO(k_destroy_qp(qp.handle), 0);
+	rc_req_init(&r, scq, rcq, 0);
+	r.cap.max_recv_wr = 0;
+	u->queue_size[3] = 0;
+	CHECK_ERRNO(k_rc_create(&r, NULL), EINVAL);
 }
 
 /* EX_CREATE_QP and the ioctl QP_CREATE method make RC QPs too. */
@@ -633,6 +730,7 @@ static void test_create_ex_ioctl(void)
 	if (!check_failed) {
 		struct ib_uverbs_query_qp_resp q;
 
+		qp_num_note(c.attrs[0].data, qpn);
 		CHECK(!k_query(c.attrs[0].data, &q) && q.sq_sig_all == 1,
 		      "sq_sig_all from the ioctl flags");
 		CHECK_ERRNO(k_destroy_qp(c.attrs[0].data), 0);
@@ -741,6 +839,29 @@ static void test_modify_path(void)
 	m = to_init();
 	CHECK_ERRNO(k_modify(h, &m), 0);
 	CHECK(qp_state(h) == IBV_QPS_INIT, "INIT");
+	/*
+	 * Driver data on modify (EX_MODIFY_QP carries it; the legacy command
+	 * has none, the core refuses a nonzero tail there in every era):
+	 * 7.1 wants it empty or zero, older kernels never read it.
+	 */
+	{
+		struct ib_uverbs_ex_modify_qp_resp xr;
+		struct ib_uverbs_ex_modify_qp x = {};
+		uint64_t junk = 1;
+
+		x.base = (struct ib_uverbs_modify_qp){ .qp_handle = h,
+			.attr_mask = IBV_QP_STATE, .qp_state = IBV_QPS_INIT };
+		CHECK_ERRNO(uv_write_ex(fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+					sizeof(x), &junk, sizeof(junk), &xr,
+					sizeof(xr), 0),
+			    kver >= 7001 ? EOPNOTSUPP : 0);
+		junk = 0;
+		CHECK_ERRNO(uv_write_ex(fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, &x,
+					sizeof(x), &junk, sizeof(junk), &xr,
+					sizeof(xr), 0), 0);
+		CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_MODIFY_QP, &x.base,
+				     sizeof(x.base), &junk, sizeof(junk), 0), 0);
+	}
 	/* INIT -> INIT with optional attributes */
 	m.attr_mask = IBV_QP_STATE | IBV_QP_ACCESS_FLAGS;
 	m.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
@@ -1054,12 +1175,20 @@ int main(int argc, char **argv)
 
 	write_only = argc > 1 && !strcmp(argv[1], "--write");
 	split = argc > 1 && !strcmp(argv[1], "--split");
+	kver = emu_kernel_version();
+	cq_by_device = split && kver >= 7000;
 	gid_of("fe80::20d:3aff:fe00:1", gid0);
 	gid_of("10.1.2.3", gid1);
 	gid_of("fd00::5", gid2);
 	mem = mmap(NULL, 320 * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(mem != MAP_FAILED, "memory");
+	hole = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mem != MAP_FAILED && hole != MAP_FAILED, "memory");
+	if (hole != MAP_FAILED) {
+		hole += 2 * PAGE;
+		munmap(hole, PAGE);
+	}
 	CHECK_ERRNO(k_open(), 0);
 	if (check_failed)
 		return check_done();

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The IB devices mana_ib registers for the one MANA PCI function, by
- * kernel era (--era), one table for sysfs, RDMA netlink, the uverbs char
- * devices and the verbs (research mana-kernel-and-gdma.md 2.1, 2.4):
+ * kernel era (--kernel, core/era.h), one table for sysfs, RDMA netlink,
+ * the uverbs char devices and the verbs (research mana-kernel-and-gdma.md
+ * 2.1, 2.4):
  *
- * - single (before the April 2025 split, default): one mana_0 serves raw
- *   packet QPs on every port and RNIC objects (RC QPs, RNIC CQs chosen by
- *   the create_cq flag) on port 1; it reports vendor_part_id 2 as today's
+ * - before the split (6.10 .. 6.15): one mana_0 serves raw packet QPs on
+ *   every port and RNIC objects (RC QPs, RNIC CQs chosen by the
+ *   create_cq flag) on port 1; it reports vendor_part_id 2 as today's
  *   emulated device always has;
- * - split (newest): manae_0, the ETH device (GDMA type 2): raw packet QPs
+ * - split (6.16 on): manae_0, the ETH device (GDMA type 2): raw packet QPs
  *   on every port, no GIDs; and mana_0, the RNIC device (GDMA type 3, one
- *   port without the multi-port feature): every CQ an RNIC CQ, RC QPs, no
- *   raw QPs.  uverbs0 is manae_0, uverbs1 mana_0.
+ *   port without the multi-port feature): RC QPs, no raw QPs.  The
+ *   create_cq flag still picks the CQ type until 7.0, where the device
+ *   type does (every CQ of mana_0 an RNIC CQ, none of manae_0).  uverbs0
+ *   is manae_0, uverbs1 mana_0.
  */
 #ifndef MANA_EMU_IBDEV_H
 #define MANA_EMU_IBDEV_H
@@ -30,26 +33,29 @@ struct emu_ibdev {
 	bool raw;			/* raw packet QPs (the ETH role) */
 	bool rnic;			/* RNIC objects on port 1 */
 	bool rnic_cq_always;		/* every CQ is an RNIC CQ */
+	bool rnic_cq_never;		/* the create_cq flag is ignored */
 	uint32_t vendor_part_id;	/* GDMA device type */
 	unsigned int nports;		/* phys_port_cnt */
 };
 
 static inline unsigned int emu_ibdev_count(const struct mana_emu_options *o)
 {
-	return o->era == MANA_EMU_ERA_SPLIT ? 2 : 1;
+	return emu_era_get(o->kernel)->split ? 2 : 1;
 }
 
 /* Device @i (0-based): false past the end. */
 static inline bool emu_ibdev_get(const struct mana_emu_options *o,
 				 unsigned int i, struct emu_ibdev *d)
 {
-	bool split = o->era == MANA_EMU_ERA_SPLIT;
+	const struct emu_era *e = emu_era_get(o->kernel);
+	bool split = e->split;
 
 	if (i >= emu_ibdev_count(o))
 		return false;
 	*d = (struct emu_ibdev){
 		.index = i, .raw = !split || i == 0, .rnic = !split || i == 1,
-		.rnic_cq_always = split && i == 1,
+		.rnic_cq_always = e->cq_type_from_device && split && i == 1,
+		.rnic_cq_never = e->cq_type_from_device && split && i == 0,
 		.vendor_part_id = split && i == 1 ? 3 : 2,
 		.nports = split && i == 1 ? 1 : o->ports,
 	};

@@ -139,10 +139,13 @@ static const struct opt_def opt_table[] = {
 	{ .name = "mtu", .kind = OPT_CUSTOM, .parse = mana_emu_parse_mtu,
 	  .format_words = mana_emu_format_mtu, .metavar = "N",
 	  .help = "MTU of the VF interfaces (68..9000, default 1500)" },
+	{ .name = "kernel", .kind = OPT_CUSTOM, .parse = mana_emu_parse_kernel,
+	  .format_words = mana_emu_format_kernel, .metavar = "VERSION|newest",
+	  .help = "mana_ib of that Linux version (6.10..7.1, default\n"
+		  "                                 6.14: the newest emulated faithfully)" },
 	{ .name = "era", .kind = OPT_CUSTOM, .parse = mana_emu_parse_era,
-	  .format_words = mana_emu_format_era, .metavar = "single|split",
-	  .help = "IB devices: single mana_0 (default), or split\n"
-		  "                                 manae_0 (ETH) + mana_0 (RNIC)" },
+	  .metavar = "single|split", .no_format = true,
+	  .help = "older name: single = --kernel=6.14, split = --kernel=7.0" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -163,6 +166,7 @@ void mana_emu_options_init(struct mana_emu_options *opts)
 	opts->uverbs_mode = MANA_EMU_UVERBS_MODE_DEFAULT;
 	opts->hugepages = MANA_EMU_HUGEPAGES_DEFAULT;
 	opts->mtu = MANA_EMU_MTU_DEFAULT;
+	opts->kernel = EMU_KERNEL_DEFAULT;
 }
 
 static bool *flag_field(struct mana_emu_options *opts,

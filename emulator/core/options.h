@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "era.h"
+
 #define MANA_EMU_MAX_PORTS 8
 #define MANA_EMU_ENV_OPTIONS "MANA_EMU_OPTIONS"
 #define MANA_EMU_ENV_SYSFS "MANA_EMU_SYSFS"
@@ -50,12 +52,6 @@ struct mana_emu_ip {
 	uint8_t addr[16];		/* IPv4: the first 4 bytes */
 };
 
-/* Which kernel generation presents the RNIC (--era). */
-enum mana_emu_era {
-	MANA_EMU_ERA_SINGLE,		/* one mana_0: raw QPs and RNIC objects */
-	MANA_EMU_ERA_SPLIT,		/* manae_0 ETH + mana_0 RNIC */
-};
-
 struct mana_emu_options {
 	unsigned int provider;		/* enum mana_emu_provider */
 	unsigned int driver_id;		/* reported by netlink and checked in ioctls */
@@ -92,11 +88,11 @@ struct mana_emu_options {
 	unsigned long long fault_fail_cmd;
 	unsigned int fault_fail_errno;
 	char fault_fail_name[32];
-	/* RDMA (options_rdma.c): addresses, netdev MTU, device era */
+	/* RDMA (options_rdma.c): addresses, netdev MTU, kernel era */
 	unsigned int nips;
 	struct mana_emu_ip ips[MANA_EMU_MAX_IPS];
 	unsigned int mtu;
-	unsigned int era;		/* enum mana_emu_era */
+	unsigned int kernel;		/* enum emu_kernel (core/era.h) */
 };
 
 /* Kernel modules the emulated VM can lack (--no-module=). */
@@ -219,7 +215,7 @@ OPT_VALUE(hugepages);
 OPT_VALUE(rss_hash);
 
 /*
- * options_rdma.c: the RDMA options (--ip, --mtu, --era), parsers and
+ * options_rdma.c: the RDMA options (--ip, --mtu, --kernel, --era), parsers and
  * formatters for rows of the option table.
  */
 /* 0, or -2 with a message in err (options.c's PARSE_ERR_SET). */
@@ -241,10 +237,13 @@ int mana_emu_format_mtu(const struct mana_emu_options *opts, char *buf,
 int mana_emu_check_ips(const struct mana_emu_options *opts, char *err,
 		       size_t errlen);
 
+/* --kernel=VERSION|newest; --era=single|split names 6.14 and 7.0 */
+int mana_emu_parse_kernel(struct mana_emu_options *opts, const char *val,
+			  char *err, size_t errlen);
+int mana_emu_format_kernel(const struct mana_emu_options *opts, char *buf,
+			   size_t len);
 int mana_emu_parse_era(struct mana_emu_options *opts, const char *val,
 		       char *err, size_t errlen);
-int mana_emu_format_era(const struct mana_emu_options *opts, char *buf,
-			size_t len);
 
 /* "10.0.0.1/24" or "fd00::1/64" */
 void mana_emu_ip_format(const struct mana_emu_ip *ip, char *buf, size_t len);

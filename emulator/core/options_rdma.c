@@ -262,25 +262,47 @@ int mana_emu_check_ips(const struct mana_emu_options *opts, char *err,
 	return 0;
 }
 
+int mana_emu_parse_kernel(struct mana_emu_options *opts, const char *val,
+			  char *err, size_t errlen)
+{
+	int k = emu_era_lookup(val);
+
+	if (k < 0) {
+		emu_set_err(err, errlen, "--kernel: invalid value '%s' (expected "
+			    "%s..%s or newest; mana_ib before %s has no RNIC "
+			    "and is not emulated)", val, emu_eras[0].version,
+			    emu_eras[EMU_KERNEL_NEWEST].version,
+			    emu_eras[0].version);
+		return PARSE_ERR_SET;
+	}
+	opts->kernel = (unsigned int)k;
+	return 0;
+}
+
+int mana_emu_format_kernel(const struct mana_emu_options *opts, char *buf,
+			   size_t len)
+{
+	if (opts->kernel == EMU_KERNEL_DEFAULT)
+		return 0;
+	return snprintf(buf, len, "--kernel=%s",
+			emu_era_get(opts->kernel)->version);
+}
+
+/*
+ * The older spelling: single is the default era (one mana_0), split the
+ * one the option used to mean (two devices, the CQ type by device).
+ */
 int mana_emu_parse_era(struct mana_emu_options *opts, const char *val,
 		       char *err, size_t errlen)
 {
 	if (!strcmp(val, "single")) {
-		opts->era = MANA_EMU_ERA_SINGLE;
+		opts->kernel = EMU_KERNEL_DEFAULT;
 	} else if (!strcmp(val, "split")) {
-		opts->era = MANA_EMU_ERA_SPLIT;
+		opts->kernel = EMU_KERNEL_7_0;
 	} else {
 		emu_set_err(err, errlen, "--era: invalid value '%s' (expected "
 			    "single or split)", val);
 		return PARSE_ERR_SET;
 	}
 	return 0;
-}
-
-int mana_emu_format_era(const struct mana_emu_options *opts, char *buf,
-			size_t len)
-{
-	if (opts->era == MANA_EMU_ERA_SINGLE)
-		return 0;
-	return snprintf(buf, len, "--era=split");
 }

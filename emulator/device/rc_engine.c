@@ -336,8 +336,9 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 
 	if (!req->send_cq || !req->recv_cq || !req->pd || !req->port)
 		return -EINVAL;
+	/* an empty ring (a receive-only QP's send queue) takes no doorbell */
 	for (i = 0; i < EMU_RC_QUEUES; i++)
-		if (!req->size[i] || req->size[i] % GDMA_WQE_BU_SIZE)
+		if (req->size[i] % GDMA_WQE_BU_SIZE)
 			return -EINVAL;
 	ret = emu_port_attach(req->port);
 	if (ret)

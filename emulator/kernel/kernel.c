@@ -21,6 +21,7 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/mana-abi.h>
 
 #include "emulator/device/device.h"
 #include "emulator/core/emu_defs.h"
@@ -44,7 +45,7 @@ static uint64_t next_serial = 1;
 #define DB_PAGES 1024
 static bool db_used[DB_PAGES] = { [0] = true };
 
-static uint32_t next_pdn = 1;
+static uint32_t next_pdn = 0x10000;	/* long PDNs; short ones below */
 
 /* ---- what the device asks of the kernel (device.h) -------------------- */
 
@@ -326,36 +327,62 @@ int emu_obj_destroy(struct emu_obj *obj)
 
 /* ---- PD -------------------------------------------------------------------- */
 
+/*
+ * mana_ib_alloc_pd's driver data (7.1): {comp_mask, reserved} checked as
+ * ib_copy_validate_udata_in_cm() does (shorter than the structure EINVAL,
+ * a nonzero tail or an unknown comp_mask bit EOPNOTSUPP).  Empty input is
+ * taken as all zero, so a provider that sends none (rdma-core v64) still
+ * gets a PD (inferred: the kernel stays compatible with it).
+ */
+static int pd_udata_in(const struct emu_udata *uhw, struct mana_ib_alloc_pd *req)
+{
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	if (!uhw->inlen)
+		return 0;
+	ret = udata_in(uhw, req, sizeof(*req), sizeof(*req));
+	if (!ret && (req->comp_mask & ~MANA_IB_PD_SHORT_PDN))
+		ret = -EOPNOTSUPP;
+	return ret;
+}
+
+/*
+ * PD numbers: short ones (16 bits, asked for with SHORT_PDN) and long
+ * ones from separate ranges, so that a PD without the flag does not use
+ * up the short range (inferred: the hardware's numbering is not public).
+ */
+#define SHORT_PDN_MAX 0xffffu
+static uint32_t next_short_pdn = 1;
+
 int emu_pd_alloc(struct emu_ucontext *ctx, const struct emu_udata *uhw,
 		 struct emu_pd **out)
 {
-	struct { uint32_t comp_mask, reserved; } req = {};
-	struct { uint32_t pdn, reserved; } resp = {};
+	struct mana_ib_alloc_pd_resp resp = {};
+	struct mana_ib_alloc_pd req;
+	bool pdn = kernel_era()->pdn;
 	struct emu_pd *pd;
 	int ret;
 
-	/* Newer mana_ib takes {comp_mask} (SHORT_PDN); unknown bits refused. */
-	if (uhw->inlen) {
-		size_t n = uhw->inlen < sizeof(req) ? uhw->inlen : sizeof(req);
-
-		if (emu_copy_from_user(&req, uhw->inbuf, n))
-			return -EFAULT;
-		if (uhw->inlen > sizeof(req)) {
-			ret = emu_user_is_cleared(emu_user_off(uhw->inbuf,
-								sizeof(req)),
-						  uhw->inlen - sizeof(req));
-			if (ret <= 0)
-				return ret < 0 ? ret : -EOPNOTSUPP;
-		}
-		if (req.comp_mask & ~1u)
-			return -EOPNOTSUPP;
+	/* before 7.1 mana_ib never looks at the PD's driver data */
+	if (pdn) {
+		ret = pd_udata_in(uhw, &req);
+		if (ret)
+			return ret;
+		/* GDMA_CREATE_PD failing: the short range is used up */
+		if ((req.comp_mask & MANA_IB_PD_SHORT_PDN) &&
+		    next_short_pdn > SHORT_PDN_MAX)
+			return -EPROTO;
 	}
 	pd = obj_create(ctx, EMU_OBJ_PD, sizeof(*pd), NULL, 0, NULL);
 	if (!pd)
 		return -ENOMEM;
-	pd->pdn = next_pdn++;
+	if (pdn && (req.comp_mask & MANA_IB_PD_SHORT_PDN))
+		pd->pdn = next_short_pdn++;
+	else
+		pd->pdn = next_pdn++;
 	resp.pdn = pd->pdn;
-	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	ret = pdn ? emu_udata_respond(uhw, &resp, sizeof(resp)) : 0;
 	if (ret) {
 		obj_free(&pd->obj);
 		return ret;
@@ -400,12 +427,15 @@ static int doorbell_alloc(uint32_t *index)
 /* mana_ib_alloc_ucontext() */
 int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw)
 {
-	/* MANA_IB_UCNTX_ALLOC_PDN_SUPPORT, for providers that ask */
-	uint64_t resp_comp_mask = 1;
+	struct mana_ib_alloc_ucontext_resp resp = {
+		.comp_mask = MANA_IB_UCNTX_ALLOC_PDN_SUPPORT,
+	};
+	const struct emu_era *e = kernel_era();
 	struct emu_ucontext *ctx;
 	int ret;
 
-	ret = emu_udata_in_empty(uhw);
+	/* robust udata: input empty or zero; older kernels never read it */
+	ret = e->robust_udata ? emu_udata_in_empty(uhw) : 0;
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));
@@ -414,7 +444,8 @@ int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw)
 	ret = doorbell_alloc(&ctx->doorbell);
 	if (ret)
 		goto err_free;
-	ret = emu_udata_respond(uhw, &resp_comp_mask, sizeof(resp_comp_mask));
+	/* before 7.1 no driver response: the output is left untouched */
+	ret = e->pdn ? emu_udata_respond(uhw, &resp, sizeof(resp)) : 0;
 	if (ret)
 		goto err_db;
 	ctx->serial = next_serial++;

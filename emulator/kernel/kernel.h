@@ -220,6 +220,12 @@ static inline const struct emu_ibdev *emu_ibdev_of(const struct emu_file *f)
 	return &emu_dev.ibdev[f->devnum];
 }
 
+/* The kernel version emulated (--kernel): every era-dependent choice. */
+static inline const struct emu_era *kernel_era(void)
+{
+	return emu_era_get(emu.opts.kernel);
+}
+
 /* Query verbs (fill the core responses) */
 void emu_query_device(const struct emu_ibdev *d,
 		      struct ib_uverbs_ex_query_device_resp *resp);
@@ -340,8 +346,6 @@ int emu_rc_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 /* MODIFY_QP / EX_MODIFY_QP (@valid_mask: the bits the command may carry) */
 int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 		     uint32_t valid_mask, const struct emu_udata *uhw);
-int emu_rc_qp_query(struct emu_qp *qp, uint32_t attr_mask,
-		    struct ib_uverbs_query_qp_resp *resp);
 
 /* Doorbell page mapping (mmap of the uverbs fd) */
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,

@@ -27,8 +27,10 @@
 #include "emulator/lib/libc.h"
 
 /*
- * ib_copy_validate_udata_in(): at least @min bytes, a longer input must
- * be zero past the structure; the rest of @dst is zero-filled.
+ * Driver input of at least @min bytes (EINVAL), copied and zero-filled.
+ * What lies past the structure: robust-udata kernels
+ * (ib_copy_validate_udata_in) refuse anything but zeros with EOPNOTSUPP;
+ * older ones (ib_copy_from_udata of min(size, inlen)) never read it.
  */
 int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min)
 {
@@ -38,7 +40,7 @@ int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min)
 	memset(dst, 0, size);
 	if (uhw->inlen < min)
 		return -EINVAL;
-	if (uhw->inlen > size) {
+	if (uhw->inlen > size && kernel_era()->robust_udata) {
 		ret = emu_user_is_cleared(emu_user_off(uhw->inbuf, size),
 					  uhw->inlen - size);
 		if (ret <= 0)
@@ -98,16 +100,19 @@ int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 	ret = udata_in(uhw, &ucmd, sizeof(ucmd), MANA_IB_CREATE_CQ_V1_LEN);
 	if (ret)
 		return ret;
-	if (ucmd.flags & ~MANA_IB_CREATE_RNIC_CQ)
+	/* robust udata: comp_mask (the old flags) with unknown bits */
+	if (kernel_era()->robust_udata &&
+	    (ucmd.comp_mask & ~MANA_IB_CREATE_RNIC_CQ))
 		return -EOPNOTSUPP;
 	/*
-	 * An RNIC CQ is not bound by max_qp_wr.  Mid-era (single) mana_ib:
-	 * the flag decides; split era: the device type (the ETH device
-	 * ignores the flag, on the RNIC every CQ is one).
+	 * An RNIC CQ is not bound by max_qp_wr.  Before 7.0 the flag
+	 * decides (on a device with RNIC objects); from 7.0 the device type
+	 * (the ETH device ignores the flag, on the RNIC every CQ is one).
 	 */
 	d = emu_ibdev_of(ctx->file);
 	rnic = d->rnic_cq_always ||
-	       (d->rnic && d->raw && (ucmd.flags & MANA_IB_CREATE_RNIC_CQ));
+	       (!d->rnic_cq_never && d->rnic &&
+		(ucmd.flags & MANA_IB_CREATE_RNIC_CQ));
 	if (!req->cqe || (!rnic && req->cqe > emu_dev.max_qp_wr) ||
 	    req->cqe > UINT32_MAX / GDMA_CQE_SIZE)
 		return -EINVAL;
@@ -580,9 +585,13 @@ int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		  const struct emu_udata *uhw, struct emu_qp **out)
 {
 	const struct emu_ibdev *d = emu_ibdev_of(ctx->file);
+	const struct emu_era *e = kernel_era();
 
-	if (req->qp_type == IBV_QPT_RC && d->rnic)
+	if (req->qp_type == IBV_QPT_RC && d->rnic && e->rc_qp)
 		return emu_rc_qp_create(ctx, req, uhw, out);
+	/* 6.14 on: UD QPs are for kernel users, userspace gets EOPNOTSUPP */
+	if (req->qp_type == IBV_QPT_UD && e->ud_kernel_only)
+		return -EOPNOTSUPP;
 	/* split era: raw packet QPs on the ETH device only */
 	if (req->qp_type != IBV_QPT_RAW_PACKET || !d->raw)
 		return -EINVAL;

@@ -12,7 +12,8 @@
  *   attributes per transition), the core's AV checks (RoCE needs a GRH,
  *   sgid_index a valid GID of the port) and the port's active MTU, then
  *   hands the attributes to the device (device/rc.h);
- * - query reports what modify set and the device's current state;
+ * - no query_qp (the core answers EOPNOTSUPP); the test API reports what
+ *   modify set and the device's current state;
  * - the device's QP-fatal report becomes an async event on the owner's
  *   async fds.
  */
@@ -150,7 +151,13 @@ static int rc_check_caps(const struct emu_qp_req *req)
 	return 0;
 }
 
-/* Each queue: page aligned, whole pages, pinned writable. */
+/*
+ * Each queue as mana_ib_create_queue() takes it: ib_umem_get() (not
+ * empty, pinned writable) and a zero-offset DMA region (page aligned).
+ * The size need not be whole pages: the region covers the last partial
+ * page, and upstream libmana's send queue is a power of two of pages plus
+ * its 16-byte rollback area.
+ */
 static int rc_check_queues(const struct mana_ib_create_rc_qp *ucmd,
 			   uint64_t *pinned)
 {
@@ -160,8 +167,6 @@ static int rc_check_queues(const struct mana_ib_create_rc_qp *ucmd,
 
 	*pinned = 0;
 	for (i = 0; i < EMU_RC_QUEUES; i++) {
-		if (ucmd->queue_size[i] % EMU_PAGE_SIZE)
-			return -EINVAL;
 		ret = queue_umem(ucmd->queue_buf[i], ucmd->queue_size[i], false,
 				 &p);
 		if (ret)
@@ -206,9 +211,14 @@ static int rc_hw_create(struct emu_qp *qp, const struct emu_qp_req *req,
 	unsigned int i;
 	int ret;
 
+	/*
+	 * The device's ring is the region's whole WQE units: a tail shorter
+	 * than one (the rollback area) is not ring, and a send queue of
+	 * only that (max_send_wr 0) has an empty ring.
+	 */
 	for (i = 0; i < EMU_RC_QUEUES; i++) {
 		hr.buf[i] = ucmd->queue_buf[i];
-		hr.size[i] = ucmd->queue_size[i];
+		hr.size[i] = ucmd->queue_size[i] & ~(GDMA_WQE_BU_SIZE - 1);
 	}
 	ret = emu_rc_qp_hw_create(&hr, &qp->rc->hw, ids);
 	if (ret)
@@ -493,8 +503,11 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 
 	if (mask & ~valid_mask)
 		return -EOPNOTSUPP;
-	/* mana_ib: no driver data in either direction */
-	ret = emu_udata_in_empty(uhw);
+	/*
+	 * No driver data: robust udata (7.1) wants the input empty or zero;
+	 * older mana_ib_modify_qp() never read it.
+	 */
+	ret = kernel_era()->robust_udata ? emu_udata_in_empty(uhw) : 0;
 	if (!ret)
 		ret = rc_states(rc, cmd, mask, &cur, &next);
 	if (!ret)
@@ -531,14 +544,12 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 
 /* ---- query ------------------------------------------------------------------- */
 
-int emu_rc_qp_query(struct emu_qp *qp, uint32_t attr_mask,
-		    struct ib_uverbs_query_qp_resp *resp)
+static void rc_qp_query(struct emu_qp *qp, struct ib_uverbs_query_qp_resp *resp)
 {
 	const struct emu_rc_qp *rc = qp->rc;
 	const struct emu_rc_attr *a = &rc->attr;
 	enum emu_rc_state state = emu_rc_qp_hw_state(rc->hw);
 
-	(void)attr_mask;	/* mana_ib fills everything, like most drivers */
 	memset(resp, 0, sizeof(*resp));
 	memcpy(resp->dest.dgid, a->dgid, sizeof(a->dgid));
 	resp->dest.flow_label = a->flow_label;
@@ -569,5 +580,22 @@ int emu_rc_qp_query(struct emu_qp *qp, uint32_t attr_mask,
 	resp->retry_cnt = a->retry_cnt;
 	resp->rnr_retry = a->rnr_retry;
 	resp->sq_sig_all = rc->sq_sig_all;
-	return 0;
+}
+
+/*
+ * The test API's view of an RC QP (mana_emu.h): no mana_ib has query_qp
+ * (QUERY_QP is EOPNOTSUPP), but the emulator keeps what modify set for the
+ * device, and tests read it here.
+ */
+EMU_EXPORT int mana_emu_rc_qp_query(uint32_t qpn,
+				    struct ib_uverbs_query_qp_resp *out)
+{
+	struct emu_qp *qp;
+
+	pthread_mutex_lock(&emu.lock);
+	qp = rc_qp_by_num(qpn);
+	if (qp)
+		rc_qp_query(qp, out);
+	pthread_mutex_unlock(&emu.lock);
+	return qp ? 0 : -ENOENT;
 }

@@ -90,7 +90,6 @@ int cmd_destroy_cq(struct emu_bundle *b);
 int cmd_create_qp(struct emu_bundle *b);
 int cmd_ex_create_qp(struct emu_bundle *b);
 int cmd_destroy_qp(struct emu_bundle *b);
-int cmd_query_qp(struct emu_bundle *b);
 int cmd_modify_qp(struct emu_bundle *b);
 int cmd_ex_modify_qp(struct emu_bundle *b);
 int cmd_ex_create_wq(struct emu_bundle *b);

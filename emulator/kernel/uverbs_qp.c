@@ -277,27 +277,10 @@ int cmd_destroy_qp(struct emu_bundle *b)
 	return emu_response(b, &resp, sizeof(resp));
 }
 
-/* mana_ib has no query_qp/modify_qp for raw packet QPs. */
+/* mana_ib's modify_qp refuses raw packet QPs. */
 static int qp_notsupp(struct emu_bundle *b, uint32_t handle)
 {
 	return lookup_read(b, EMU_OBJ_QP, handle) ? -EOPNOTSUPP : -EINVAL;
-}
-
-int cmd_query_qp(struct emu_bundle *b)
-{
-	struct ib_uverbs_query_qp_resp resp;
-	struct ib_uverbs_query_qp cmd;
-	struct emu_qp *qp;
-	int ret;
-
-	ret = emu_request(b, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	qp = lookup_read(b, EMU_OBJ_QP, cmd.qp_handle);
-	if (!qp || !qp->rc)
-		return qp_notsupp(b, cmd.qp_handle);
-	ret = emu_rc_qp_query(qp, cmd.attr_mask, &resp);
-	return ret ? ret : emu_response(b, &resp, sizeof(resp));
 }
 
 int cmd_modify_qp(struct emu_bundle *b)

@@ -40,7 +40,11 @@ enum mana_ib_rx_hash_function_flags {
 
 struct mana_ib_create_cq {
 	__aligned_u64 buf_addr;
-	__u16 flags;
+	/* comp_mask since robust udata (7.1): unknown bits EOPNOTSUPP */
+	union {
+		__u16 flags;
+		__u16 comp_mask;
+	};
 	__u16 reserved0;
 	__u32 reserved1;
 };
@@ -115,8 +119,36 @@ struct mana_ib_create_rc_qp_resp {
 	__u32 queue_id[MANA_RC_QUEUE_COUNT];
 };
 
+/*
+ * PD numbers (7.1): a context whose alloc_ucontext response has
+ * ALLOC_PDN_SUPPORT may send mana_ib_alloc_pd with ALLOC_PD and gets the
+ * PD's number back; SHORT_PDN asks for one that fits in 16 bits.
+ */
+enum mana_ib_ucontext_support {
+	MANA_IB_UCNTX_ALLOC_PDN_SUPPORT = 1 << 0,
+};
+
+struct mana_ib_alloc_ucontext_resp {
+	__aligned_u64 comp_mask;
+};
+
+enum mana_ib_create_pd_flags {
+	MANA_IB_PD_SHORT_PDN = 1 << 0,
+};
+
+struct mana_ib_alloc_pd {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+struct mana_ib_alloc_pd_resp {
+	__u32 pdn;
+	__u32 reserved;
+};
+
 #define MANA_ABI_ASSERT(cond) _Static_assert(cond, #cond)
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_cq) == 16);
+MANA_ABI_ASSERT(offsetof(struct mana_ib_create_cq, comp_mask) == 8);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_cq_resp) == 8);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_qp) == 16);
 MANA_ABI_ASSERT(offsetof(struct mana_ib_create_qp, port) == 12);
@@ -131,6 +163,10 @@ MANA_ABI_ASSERT(sizeof(struct mana_ib_create_qp_rss_resp) == 520);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp) == 48);
 MANA_ABI_ASSERT(offsetof(struct mana_ib_create_rc_qp, queue_size) == 32);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp_resp) == 16);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_ucontext_resp) == 8);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_pd) == 8);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_pd_resp) == 8);
+MANA_ABI_ASSERT(offsetof(struct mana_ib_alloc_pd_resp, reserved) == 4);
 #undef MANA_ABI_ASSERT
 
 #endif /* MANA_ABI_USER_H */

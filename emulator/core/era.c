@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The table of kernel eras (era.h).  Each row is the first kernel with a
+ * change to mana_ib's userspace ABI or behaviour; the evidence for its
+ * version is next to it.  Every version is inferred from the date a patch
+ * reached rdma-next (rdma-core's "Update kernel headers" commits, the
+ * linux-rdma mails), not read from a release tag.
+ */
+#include "era.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A row and everything before it (each era keeps the older behaviour). */
+#define K6_10 .rnic_cq_flag = true
+#define K6_11 K6_10, .rc_qp = true
+#define K6_14 K6_11, .ud_kernel_only = true
+#define K6_15 K6_14, .dmabuf_mr = true
+#define K6_16 K6_15, .split = true
+#define K6_17 K6_16, .dm = true, .mw = true
+#define K7_0 K6_17, .cq_type_from_device = true
+#define K7_1 K7_0, .robust_udata = true, .pdn = true
+
+const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
+	/*
+	 * RNIC CQs (create_cq flags bit 0, resp {cqid}): rdma-core synced
+	 * the header on 2024-05-08 to a 6.10 merge-window commit.
+	 */
+	[EMU_KERNEL_6_10] = { .version = "6.10", .inferred = true, K6_10 },
+	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */
+	[EMU_KERNEL_6_11] = { .version = "6.11", .inferred = true, K6_11 },
+	/* UD/GSI QPs for kernel users (userspace gets EOPNOTSUPP) */
+	[EMU_KERNEL_6_14] = { .version = "6.14", .inferred = true, K6_14 },
+	/* reg_user_mr_dmabuf (posted 2025-02-10) */
+	[EMU_KERNEL_6_15] = { .version = "6.15", .inferred = true, K6_15 },
+	/*
+	 * The ETH/RNIC split (posted April 2025); the CQ type still follows
+	 * the create_cq flag.
+	 */
+	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
+	/* DM and MW: their patches take the ib_dmah argument of 6.17 */
+	[EMU_KERNEL_6_17] = { .version = "6.17", .inferred = true, K6_17 },
+	/* "take CQ type from the device type" (posted 2026-01-09) */
+	[EMU_KERNEL_7_0] = { .version = "7.0", .inferred = true, K7_0 },
+	/*
+	 * "Adopt robust udata" and "return PD number to the user": accepted
+	 * in April 2026 (rdma-core pull 1696), synced to rdma-core in
+	 * August 2026.
+	 */
+	[EMU_KERNEL_7_1] = { .version = "7.1", .inferred = true, K7_1 },
+};
+
+const struct emu_era *emu_era_get(unsigned int kernel)
+{
+	return &emu_eras[kernel < EMU_KERNEL_COUNT ? kernel :
+			 EMU_KERNEL_DEFAULT];
+}
+
+/* "6.14" -> 6 * 1000 + 14; -1 if not MAJOR.MINOR */
+static long version_number(const char *s)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	major = strtoul(s, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end || major > 99 || minor > 999)
+		return -1;
+	return (long)(major * 1000 + minor);
+}
+
+int emu_era_lookup(const char *name)
+{
+	long want = version_number(name);
+	int i;
+
+	if (!strcmp(name, "newest"))
+		return EMU_KERNEL_NEWEST;
+	if (want < 0 || want > version_number(emu_eras[EMU_KERNEL_NEWEST].version))
+		return -1;
+	for (i = EMU_KERNEL_COUNT - 1; i >= 0; i--)
+		if (version_number(emu_eras[i].version) <= want)
+			return i;
+	return -1;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Kernel eras as data (--kernel=VERSION): every behaviour of the emulated
+ * mana_ib and uverbs core that differs between Linux versions is one flag
+ * of struct emu_era, set from the version that introduced it.  Code asks
+ * emu_era_of(opts)->flag and never compares versions.
+ *
+ * Versions come from mana_ib's history (research mana-kernel-and-gdma.md
+ * 1.4, 2.1, 2.4, 2.8, 2.11; rdma-core's kernel-header syncs; the linux-rdma
+ * patch mails): the ones marked inferred in era.c are the merge window
+ * after the patch was posted or accepted, not read from a release.
+ */
+#ifndef MANA_EMU_ERA_H
+#define MANA_EMU_ERA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct emu_era {
+	const char *version;		/* "6.14": what --kernel takes */
+	bool inferred;			/* version not pinned to a release */
+	/* --- what this kernel does (each implied by the later ones) --- */
+	bool rnic_cq_flag;		/* create_cq flags/resp{cqid} (RNIC CQs) */
+	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
+	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
+	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
+	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
+	bool robust_udata;		/* driver data: tails, comp_mask checked */
+	bool pdn;			/* ucontext comp_mask, alloc_pd {pdn} */
+	/* --- what this kernel has and the emulator does not (yet) --- */
+	bool dmabuf_mr;			/* reg_user_mr_dmabuf */
+	bool dm;			/* alloc_dm / reg_dm_mr */
+	bool mw;			/* alloc_mw / dealloc_mw */
+};
+
+/* Indexes into the table (era.c), oldest first. */
+enum emu_kernel {
+	EMU_KERNEL_6_10,
+	EMU_KERNEL_6_11,
+	EMU_KERNEL_6_14,
+	EMU_KERNEL_6_15,
+	EMU_KERNEL_6_16,
+	EMU_KERNEL_6_17,
+	EMU_KERNEL_7_0,
+	EMU_KERNEL_7_1,
+	EMU_KERNEL_COUNT,
+	/*
+	 * The default: the newest era the emulator implements faithfully.
+	 * 6.15 brought dma-buf MRs, 6.17 device memory and memory windows,
+	 * which are not emulated (issue 22), so every later era answers
+	 * those commands as a kernel without them would.
+	 */
+	EMU_KERNEL_DEFAULT = EMU_KERNEL_6_14,
+	EMU_KERNEL_NEWEST = EMU_KERNEL_7_1,
+};
+
+extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];
+
+/* The era of @kernel (an enum emu_kernel; out of range: the default). */
+const struct emu_era *emu_era_get(unsigned int kernel);
+
+/* Every feature of the era is emulated (no dma-buf, DM or MW in it). */
+static inline bool emu_era_faithful(const struct emu_era *e)
+{
+	return !e->dmabuf_mr && !e->dm && !e->mw;
+}
+
+/*
+ * "newest" or "MAJOR.MINOR": the newest era not after that version (6.12
+ * is 6.11's era); -1 before 6.10 (mana_ib without RNIC CQs, not
+ * emulated) or after the newest era (unknown), or not a version.
+ */
+int emu_era_lookup(const char *name);
+
+#endif /* MANA_EMU_ERA_H */
