@@ -89,17 +89,19 @@ make_root() {
 		return
 	fi
 	mkdir -p "$CACHE"
-	# The cached .debs are hard links (cheap) where the file system allows,
-	# copies of this machine's apt cache never: what apt cannot use it
-	# ignores.  apt's lists and the downloaded .debs stay in the root: the
-	# reinstall and the repacks below take them from there.
+	# The cached .debs go in as hard links (cheap; where the file system
+	# does not allow it, the root downloads them): what apt cannot use it
+	# ignores.  What the root downloaded (one link) goes to $CACHE.  apt's
+	# lists and the .debs stay in the root: the reinstall and the repacks
+	# below take them from there.
 	mmdebstrap --variant=apt --quiet \
 		--skip=essential/unlink --skip=cleanup/apt/lists --skip=cleanup/apt/cache \
 		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
 		--setup-hook="for d in /var/cache/apt/archives '$CACHE'; do
 			find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln -t \"\$1/var/cache/apt/archives\" {} + 2>/dev/null
 			done; true" \
-		--customize-hook="cp -ln \"\$1\"/var/cache/apt/archives/*.deb '$CACHE'/ 2>/dev/null; true" \
+		--customize-hook="find \"\$1/var/cache/apt/archives\" -maxdepth 1 -name '*.deb' -links 1 \\
+			-exec cp -ln -t '$CACHE' {} + 2>/dev/null; true" \
 		--include=ibverbs-providers,ibverbs-utils,python3-pyverbs,libibverbs-dev,pkg-config \
 		"$suite" "$root" >"$TMP/$suite/mmdebstrap.log" 2>&1
 }
@@ -274,13 +276,22 @@ same_snapshot() {
 	if diff -u "$T/snap.$2" "$T/snap.$3" >"$T/snap.diff"; then ok; else
 		fail "$S: $1"; cat "$T/snap.diff" >&2; fi
 }
-# links_ok DEB: every symlink in DEB is in the root with its target
+# links_ok DEB: every symlink in DEB (there must be some) is in the root
+# with its target
 links_ok() {
-	local bad
-	bad=$(dpkg-deb -c "$1" | awk '$1 ~ /^l/ { print $6, $8 }' | while read -r p target; do
+	local list bad
+	list=$(dpkg-deb -c "$1" | awk '$1 ~ /^l/ { print $6, $8 }')
+	[ -n "$list" ] || { echo "no links listed in $1" >&2; return 1; }
+	bad=$(printf '%s\n' "$list" | while read -r p target; do
 		[ "$(readlink "$ROOT${p#.}")" = "$target" ] || echo "${p#.} -> $(readlink "$ROOT${p#.}") (want $target)"
 	done)
 	[ -z "$bad" ] || { echo "$bad" >&2; return 1; }
+}
+# cached_deb PACKAGE: the .deb of the installed version in the root's apt cache
+cached_deb() {
+	local v
+	v=$(in_root dpkg-query -W -f='${Version}' "$1")
+	echo "$ROOT/var/cache/apt/archives/${1}_${v/:/%3a}_amd64.deb"
 }
 diversions_of_ours() {
 	in_root dpkg-divert --list | grep -c 'by libmana-azure'
@@ -389,7 +400,7 @@ repack() {
 }
 
 run_bookworm() {
-	local up_prov up_dev abi57
+	local prov44 up_prov up_dev abi57
 	before
 	echo "test_package: $S: 2. the previous libmana-azure1 ($PREV_VER), then ours ($NEW_VER)"
 	installs prev.install apt-get install -y -qq /debs/prev-libmana-azure1.deb /debs/prev-libmana-azure-dev.deb
@@ -423,14 +434,15 @@ run_bookworm() {
 
 	echo "test_package: $S: 5. ibverbs-providers upgraded underneath ours"
 	installs again.install apt-get install -y -qq "/debs/${NEW_LIB##*/}" "/debs/${NEW_DEV##*/}"
-	up_prov=$(repack "$ROOT/var/cache/apt/archives/ibverbs-providers_44.0-2_amd64.deb" 44.1-1~pkgtest libmana.so.1.0.44.1)
-	up_dev=$(repack "$ROOT/var/cache/apt/archives/libibverbs-dev_44.0-2_amd64.deb" 44.1-1~pkgtest)
+	prov44=$(cached_deb ibverbs-providers)
+	up_prov=$(repack "$prov44" 44.1-1~pkgtest libmana.so.1.0.44.1)
+	up_dev=$(repack "$(cached_deb libibverbs-dev)" 44.1-1~pkgtest)
 	installs up.install apt-get install -y -qq "$up_prov" "$up_dev"
 	check "$S: ibverbs-providers 44.1 installed" test "$(in_root dpkg-query -W -f='${Version}' ibverbs-providers)" = 44.1-1~pkgtest
 	installed within-abi
 	check "$S: within ABI: 44.1's libmana.so.1.0.44.1 installed in place" test -f "$ROOT$LIB/libmana.so.1.0.44.1"
 	check "$S: within ABI: 44.0's libmana.so.1.0.44.0 gone" test ! -e "$ROOT$LIB/libmana.so.1.0.44.0"
-	abi57=$(repack "$ROOT/var/cache/apt/archives/ibverbs-providers_44.0-2_amd64.deb" 57.0-1~pkgtest "" 57)
+	abi57=$(repack "$prov44" 57.0-1~pkgtest "" 57)
 	if out abi57.install dpkg -i "$abi57"; then
 		fail "$S: ibverbs-providers 57 (private ABI 57) installed over ours"
 	else ok; fi
@@ -459,7 +471,7 @@ run_trixie() {
 	snapshot purged
 	same_snapshot "after purge: every file and link as before" before purged
 	check "$S: after purge: the links of trixie's ibverbs-providers" links_ok \
-		"$(ls "$ROOT"/var/cache/apt/archives/ibverbs-providers_*_amd64.deb)"
+		"$(cached_deb ibverbs-providers)"
 }
 
 for S in $SUITES; do
