@@ -7,8 +7,9 @@
 # ./build.sh build [ARGS]   configure and build into build/ (ARGS go to cmake)
 # ./build.sh deb            Debian packages from the tracked files into
 #                           build-deb/ (dpkg-buildpackage -b), then lintian
-# ./build.sh pkgtest        install the packages into a fresh Debian 12 root and
-#                           check the takeover from ibverbs-providers (root)
+# ./build.sh pkgtest        install the packages into fresh Debian 12 and 13
+#                           roots and check the takeover from ibverbs-providers,
+#                           the upgrade from the previous version (root)
 # ./build.sh fuzz [SECONDS] build the libFuzzer harnesses (clang) into
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
@@ -115,6 +116,33 @@ build_debs() {
 	ls -l "$TOP"/build-deb/*.deb
 }
 
+# The packages of the version before this one (debian/changelog's previous
+# entry), for pkgtest's upgrade path: the newest commit whose changelog
+# names another version than this tree's, exported into
+# build-pkgtest/prev-COMMIT/ and built there once (later runs reuse it).
+# Prints the directory with the .debs.
+prev_debs() {
+	local ver c dir
+	ver=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
+	for c in $(git -C "$TOP" log --format=%H -- debian/changelog); do
+		c=$(git -C "$TOP" rev-parse "$c^" 2>/dev/null) || continue
+		[ "$(git -C "$TOP" show "$c:debian/changelog" | dpkg-parsechangelog -l - -S Version)" != "$ver" ] &&
+			break
+	done
+	[ -n "${c:-}" ] || { echo "build.sh: no earlier version in debian/changelog's history" >&2; exit 1; }
+	dir=$TOP/build-pkgtest/prev-$(git -C "$TOP" rev-parse --short "$c")
+	if ! ls "$dir"/libmana-azure1_*.deb >/dev/null 2>&1; then
+		echo "build.sh: building the previous version's packages ($c) in $dir" >&2
+		rm -rf "$dir"
+		mkdir -p "$dir/src"
+		git -C "$TOP" archive "$c" | tar -xf - -C "$dir/src"
+		(cd "$dir/src" && dpkg-buildpackage -b -us -uc -j"$(nproc)") >"$dir/build.log" 2>&1 ||
+			{ tail -30 "$dir/build.log" >&2; echo "build.sh: building $c failed" >&2; exit 1; }
+		rm -rf "$dir/src"
+	fi
+	echo "$dir"
+}
+
 # One harness for $2 seconds on a scratch copy of its corpus; prints
 # "name executions cov ft crashes" and returns non-zero on a crash.
 fuzz_one() {
@@ -200,14 +228,15 @@ deb)
 	;;
 pkgtest)
 	ensure_build_deps mmdebstrap
+	prev=$(prev_debs)
 	build_debs
-	tests/test_package.sh "$TOP/build-deb"
+	tests/test_package.sh "$TOP/build-deb" "$prev"
 	;;
 fuzz)
 	fuzz "$@"
 	;;
 -h|--help|help)
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
 	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz)" >&2

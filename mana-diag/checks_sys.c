@@ -133,14 +133,45 @@ static void scan_pci(struct diag *d)
 		closedir(dir);
 }
 
+/*
+ * Azure's VMs are Hyper-V guests (VMBus) and say so in DMI: the vendor and
+ * the chassis asset tag Azure sets.  Either one means MANA could be here.
+ */
+#define AZURE_SYS_VENDOR "Microsoft Corporation"
+#define AZURE_ASSET_TAG "7783-7084-3265-9085-8269-3286-77"
+
+static bool check_platform(const struct diag *d, struct result *r,
+			   char *vendor, size_t vlen)
+{
+	char tag[64];
+	bool vmbus = sysfs_isdir(d, "bus/vmbus");
+	bool have_vendor = !sysfs_read(d, "class/dmi/id/sys_vendor", vendor, vlen);
+	bool have_tag = !sysfs_read(d, "class/dmi/id/chassis_asset_tag", tag,
+				    sizeof(tag));
+	bool azure_dmi = have_vendor && have_tag &&
+			 !strcmp(vendor, AZURE_SYS_VENDOR) &&
+			 !strcmp(tag, AZURE_ASSET_TAG);
+
+	if (!have_vendor)
+		vendor[0] = 0;
+	js_bool(&r->data, "vmbus", vmbus);
+	js_str(&r->data, "sys_vendor", have_vendor ? vendor : NULL);
+	js_str(&r->data, "chassis_asset_tag", have_tag ? tag : NULL);
+	js_bool(&r->data, "azure_dmi", azure_dmi);
+	return vmbus || azure_dmi;
+}
+
 void check_pci(struct diag *d)
 {
 	struct result *r = result_add("pci", NULL);
 	struct sbuf list = { 0 };
+	char vendor[128];
 	unsigned int i;
+	bool azure;
 
 	scan_modules(d);
 	scan_pci(d);
+	azure = check_platform(d, r, vendor, sizeof(vendor));
 	for (i = 0; i < d->nfuncs; i++) {
 		struct diag_func *f = &d->funcs[i];
 		struct sbuf one = { 0 };
@@ -157,6 +188,19 @@ void check_pci(struct diag *d)
 	js_array(&r->data, "functions", &list);
 	sb_free(&list);
 
+	if (!d->nfuncs && !azure) {
+		js_str(&r->data, "cause", "not_azure");
+		result_set(r, V_FAIL, "not an Azure VM: no VMBus (%s/bus/vmbus "
+			   "absent) and no Azure DMI (sys_vendor %s%s%s), so no "
+			   "MANA PCI function: MANA exists only on Azure VMs",
+			   d->sysfs, vendor[0] ? "'" : "", vendor[0] ? vendor :
+			   "unreadable", vendor[0] ? "'" : "");
+		result_fix(r, "run this on an Azure VM whose size offers "
+			   "Accelerated Networking (MANA); mana-emu emulates "
+			   "one for tests");
+		return;
+	}
+	js_str(&r->data, "cause", d->nfuncs ? NULL : "accelnet_off");
 	if (!d->nfuncs) {
 		result_set(r, V_FAIL, "no MANA PCI function (1414:00ba, 00b9, 00c1) "
 			   "in %s/bus/pci/devices: Accelerated Networking is off",

@@ -179,6 +179,46 @@ expect "no device fix" "$TMP/nodev.txt" '^ +fix: enable Accelerated Networking o
 expect "no device skips the rest" "$TMP/nodev.txt" '^SKIP +driver_id +no RDMA device'
 jcheck "no device: fields" nodev "c('pci')['data']['functions'] == [] and c('kernel')['verdict'] == 'SKIP' and c('netdev')['verdict'] == 'SKIP'"
 
+jcheck "no device: an Azure VM with Accelerated Networking off" nodev "(lambda d: d['cause'] == 'accelnet_off' and d['vmbus'] is True and d['azure_dmi'] is True and d['sys_vendor'] == 'Microsoft Corporation' and d['chassis_asset_tag'] == '7783-7084-3265-9085-8269-3286-77')(c('pci')['data'])"
+jcheck "healthy: no cause" healthy "c('pci')['data']['cause'] is None and c('pci')['data']['azure_dmi'] is True"
+
+# ---- not an Azure VM at all: no VMBus, no Azure DMI (a sysfs tree of our own) ----
+# bare NAME [DMI VENDOR [ASSET TAG]] [--vmbus]: mana-diag on a tree with no PCI function
+bare() {
+	local name=$1 root=$TMP/$1.sys
+	shift
+	mkdir -p "$root/bus/pci/devices" "$root/module"
+	if [ "${1:-}" = --vmbus ]; then
+		mkdir -p "$root/bus/vmbus/devices"
+		shift
+	fi
+	if [ $# -gt 0 ]; then
+		mkdir -p "$root/class/dmi/id"
+		echo "$1" >"$root/class/dmi/id/sys_vendor"
+		[ $# -lt 2 ] || echo "$2" >"$root/class/dmi/id/chassis_asset_tag"
+	fi
+	SYSFS_PATH=$root "$DIAG" >"$TMP/$name.txt" 2>"$TMP/$name.err"
+	[ $? -eq 1 ] && ok || fail "$name: want exit 1"
+	SYSFS_PATH=$root "$DIAG" --json >"$TMP/$name.json" 2>>"$TMP/$name.err"
+}
+bare qemu QEMU "0"
+expect "not Azure verdict" "$TMP/qemu.txt" "^FAIL +pci +not an Azure VM: no VMBus \\(\\S+/qemu.sys/bus/vmbus absent\\) and no Azure DMI \\(sys_vendor 'QEMU'\\), so no MANA PCI function: MANA exists only on Azure VMs\$"
+expect "not Azure fix" "$TMP/qemu.txt" '^ +fix: run this on an Azure VM whose size offers Accelerated Networking'
+expect_not "not Azure: not blamed on Accelerated Networking" "$TMP/qemu.txt" 'Accelerated Networking is off'
+jcheck "not Azure: cause" qemu "(lambda d: d['cause'] == 'not_azure' and d['vmbus'] is False and d['azure_dmi'] is False and d['sys_vendor'] == 'QEMU')(c('pci')['data']) and c('pci')['verdict'] == 'FAIL'"
+bare nodmi
+expect "no DMI at all: not Azure" "$TMP/nodmi.txt" '^FAIL +pci +not an Azure VM: .*sys_vendor unreadable'
+jcheck "no DMI: cause" nodmi "c('pci')['data']['cause'] == 'not_azure' and c('pci')['data']['sys_vendor'] is None"
+# Microsoft's vendor without Azure's asset tag (Hyper-V elsewhere) and no VMBus: not Azure
+bare hyperv "Microsoft Corporation" "0000-0000"
+jcheck "Microsoft DMI without the Azure tag: not Azure" hyperv "c('pci')['data']['cause'] == 'not_azure'"
+# the Azure DMI alone, or VMBus alone: an Azure VM, Accelerated Networking off
+bare azdmi "Microsoft Corporation" "7783-7084-3265-9085-8269-3286-77"
+expect "Azure DMI: Accelerated Networking" "$TMP/azdmi.txt" '^FAIL +pci +no MANA PCI function .*: Accelerated Networking is off'
+jcheck "Azure DMI: cause" azdmi "c('pci')['data']['cause'] == 'accelnet_off' and c('pci')['data']['azure_dmi'] is True"
+bare vmbus --vmbus
+jcheck "VMBus alone: Accelerated Networking off" vmbus "c('pci')['data']['cause'] == 'accelnet_off' and c('pci')['data']['vmbus'] is True"
+
 # ---- a missing module -------------------------------------------------------------------
 diag nomod 1 --no-module=mana_ib --
 expect "missing module verdict" "$TMP/nomod.txt" '^FAIL +kernel +Linux .*; not loaded: mana_ib$'

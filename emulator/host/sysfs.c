@@ -475,6 +475,24 @@ static const char *tree_base(void)
 	return "/tmp";
 }
 
+/*
+ * DMI as Azure's VMs show it: Hyper-V's vendor and product and the
+ * chassis asset tag Azure sets (mana-diag tells an Azure VM by it).
+ */
+static void make_dmi(struct tree *t)
+{
+	static const char dir[] = "devices/virtual/dmi/id";
+
+	tree_mkdir(t, dir);
+	tree_attr(t, dir, "sys_vendor", "Microsoft Corporation\n");
+	tree_attr(t, dir, "product_name", "Virtual Machine\n");
+	tree_attr(t, dir, "chassis_vendor", "Microsoft Corporation\n");
+	tree_attr(t, dir, "chassis_asset_tag",
+		  "7783-7084-3265-9085-8269-3286-77\n");
+	tree_mkdir(t, "class/dmi");
+	tree_link(t, "class/dmi/id", "../../devices/virtual/dmi/id");
+}
+
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 			  char *err, size_t errlen)
 {
@@ -507,6 +525,7 @@ int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 	make_uverbs(&t, opts);
 	make_modules(&t, opts);
 	make_hugepages(&t, opts);
+	make_dmi(&t);
 	if (t.failed) {
 		mana_emu_sysfs_remove(t.root);
 		return -1;

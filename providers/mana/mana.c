@@ -50,18 +50,6 @@ static void read_modalias(struct verbs_sysfs_dev *sysfs_dev, char *buf,
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-/*
- * Deployment problems are printed to stderr, like libibverbs' own warnings,
- * unless the user routed the verbs log to a file.
- */
-static void mana_report(const char *msg)
-{
-	if (getenv("VERBS_LOG_FILE"))
-		__verbs_log(NULL, VERBS_LOG_WARN, "libmana: %s\n", msg);
-	else
-		fprintf(stderr, "libmana: Warning: %s\n", msg);
-}
-
 static bool mana_match_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct mana_match_input in = {
@@ -77,10 +65,21 @@ static bool mana_match_device(struct verbs_sysfs_dev *sysfs_dev)
 	verdict = mana_match_classify(&in);
 	if (verdict == MANA_MATCH_BIND_WARN_DRIVER_ID ||
 	    verdict == MANA_MATCH_BIND_WARN_PCI) {
+		/* the detail to the verbs log, the fix on stderr (hint.c) */
 		if (!atomic_flag_test_and_set(&mana_consistency_warned)) {
 			mana_match_message(&in, verdict, msg, sizeof(msg));
-			mana_report(msg);
+			__verbs_log(NULL, VERBS_LOG_WARN, "libmana: %s\n", msg);
 		}
+		if (verdict == MANA_MATCH_BIND_WARN_DRIVER_ID)
+			mana_hint(MANA_HINT_DRIVER_ID,
+				  "%s: the kernel reports driver id %u, not RDMA_DRIVER_MANA (%u), for this MANA function: this libmana binds it, rdma-core's libmana would not. Fix: keep this libmana, or run a kernel whose mana_ib reports %u",
+				  sysfs_dev->ibdev_name, sysfs_dev->driver_id,
+				  MANA_DRIVER_ID, MANA_DRIVER_ID);
+		else
+			mana_hint(MANA_HINT_PCI_ID,
+				  "%s: driver id RDMA_DRIVER_MANA (%u) on a function that is not MANA by PCI identity ('%s'); this libmana binds it. Fix: check device/modalias of %s in sysfs",
+				  sysfs_dev->ibdev_name, MANA_DRIVER_ID, modalias,
+				  sysfs_dev->ibdev_name);
 	}
 	return verdict != MANA_MATCH_REFUSE;
 }

@@ -411,6 +411,20 @@ static inline struct mana_pd *mana_real_pd(struct mana_pd *pd)
 
 extern const struct verbs_device_ops mana_dev_ops;
 
+/* hint.c: the one line a user needs, once per process (MANA_QUIET) */
+enum mana_hint {
+	MANA_HINT_VPORT_HELD,
+	MANA_HINT_DRIVER_ID,
+	MANA_HINT_QP_TYPE,
+	MANA_HINT_PCI_ID,
+	MANA_HINT_NR
+};
+void mana_hint(enum mana_hint which, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* raw QP creation got EBUSY/ENODEV from outside this context: say why */
+void mana_hint_vport_held(struct ibv_context *ibctx, uint32_t port, int err);
+const char *mana_qp_type_name(int qp_type);
+
 bool mana_is_mana_context(struct ibv_context *ctx);
 
 /* verbs.c */

@@ -91,6 +91,7 @@ static void create_qp_error(struct mana_context *ctx, struct mana_pd *pd,
 		/* kernels ~6.2 to early 2026 answer so while the netdev holds it */
 		mana_err(ibctx, "%s failed: %s: port %u is held by the kernel network interface; set it down (ip link set <ifname> down) or enslave it before using raw QPs",
 			 what, strerror(err), port);
+		mana_hint_vport_held(ibctx, port, err);
 		return;
 	}
 	if (err != EBUSY) {
@@ -111,6 +112,7 @@ static void create_qp_error(struct mana_context *ctx, struct mana_pd *pd,
 	}
 	mana_err(ibctx, "%s failed: %s: port %u is held outside this context: by another context (this process or another)%s, or by the kernel network interface (set it down: ip link set <ifname> down)",
 		 what, strerror(err), port, rss ? " with raw QPs or an RSS QP" : " with raw QPs");
+	mana_hint_vport_held(ibctx, port, err);
 }
 
 static int check_port(struct mana_context *ctx, uint32_t port)
@@ -494,6 +496,10 @@ struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
 	if (attr->qp_type != IBV_QPT_RAW_PACKET) {
 		mana_err(context, "QP type %d is not supported (RAW_PACKET and RC only)",
 			 attr->qp_type);
+		mana_hint(MANA_HINT_QP_TYPE,
+			  "%s: ibv_create_qp: QP type %s (%d) is not supported by MANA (RAW_PACKET and RC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs",
+			  context->device->name,
+			  mana_qp_type_name(attr->qp_type), attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
