@@ -117,37 +117,27 @@ static void wc_init(struct ibv_wc *wc, struct mana_rc_qp *qp, uint64_t wr_id,
 	wc->qp_num = qp->qp.vqp.qp.qp_num;
 }
 
-/* The oldest send WR is done: its queue space goes back to the posters. */
-static void sq_retire(struct mana_rc_qp *qp, const struct mana_rc_swr *e)
-{
-	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
-	struct mana_rc_queue *rreq = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
-
-	__atomic_store_n(&sq->cons_bu, sq->cons_bu + e->size_bu, __ATOMIC_RELEASE);
-	if (e->rreq_bu)
-		__atomic_store_n(&rreq->cons_bu, rreq->cons_bu + e->rreq_bu,
-				 __ATOMIC_RELEASE);
-	atomic_store_explicit(&qp->rollback->left, sq->cons_bu * GDMA_WQE_BU_SIZE,
-			      memory_order_relaxed);
-	__atomic_store_n(&qp->sq_tail, qp->sq_tail + 1, __ATOMIC_RELEASE);
-}
-
 /*
- * The next send completion of @qp that is due, into @wc: 1, or 0 if none
- * (unsignaled WRs that are done retire on the way).  Flushed WRs only if
- * @flush.
+ * The next send completion of @qp that is due, into @wc: 1, or 0 if none.
+ * Unsignaled WRs that are done retire on the way; their queue space goes
+ * back to the posters once, after the walk (consumer before sq_tail: a
+ * poster that sees the tail sees the space).  Flushed WRs only if @flush.
  */
 static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 {
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	struct mana_rc_queue *rreq = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
 	uint32_t head = __atomic_load_n(&qp->sq_head, __ATOMIC_ACQUIRE);
+	uint32_t tail = qp->sq_tail, cons = sq->cons_bu, rcons = 0;
 	enum ibv_wc_status st;
-	struct mana_rc_swr e;
+	const struct mana_rc_swr *e;
 	uint32_t vendor = 0;
+	int got = 0;
 
-	while (qp->sq_tail != head) {
-		e = qp->swr[qp->sq_tail & qp->swr_mask];
-		if (qp->sq_err) {
-			if (mana_psn_lt(e.end_psn, qp->sq_err_psn)) {
+	for (; tail != head; tail++) {
+		e = &qp->swr[tail & qp->swr_mask];
+		if (mana_unlikely(qp->sq_err)) {
+			if (mana_psn_lt(e->end_psn, qp->sq_err_psn)) {
 				st = IBV_WC_SUCCESS;
 			} else {
 				vendor = qp->sq_err_vendor;
@@ -156,22 +146,34 @@ static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 					st = IBV_WC_GENERAL_ERR;
 				qp->sq_err = false;
 			}
-		} else if (mana_rc_psn_le(e.end_psn, qp->acked_psn)) {
+		} else if (mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
 			st = IBV_WC_SUCCESS;
-		} else if (atomic_load(&qp->flushing) && flush) {
+		} else if (flush && atomic_load(&qp->flushing)) {
 			st = IBV_WC_WR_FLUSH_ERR;
 			vendor = MANA_VERR_SW_FLUSHED;
 		} else {
-			return 0;
+			break;
 		}
-		sq_retire(qp, &e);
-		if (st == IBV_WC_SUCCESS && !e.signaled)
+		cons += e->size_bu;
+		rcons += e->rreq_bu;
+		if (st == IBV_WC_SUCCESS && !e->signaled)
 			continue;
-		wc_init(wc, qp, e.wr_id, st, e.opcode, vendor);
-		wc->byte_len = e.byte_len;
-		return 1;
+		wc_init(wc, qp, e->wr_id, st, e->opcode, vendor);
+		wc->byte_len = e->byte_len;
+		got = 1;
+		tail++;
+		break;
 	}
-	return 0;
+	if (tail != qp->sq_tail) {
+		__atomic_store_n(&sq->cons_bu, cons, __ATOMIC_RELEASE);
+		if (rcons)
+			__atomic_store_n(&rreq->cons_bu, rreq->cons_bu + rcons,
+					 __ATOMIC_RELEASE);
+		atomic_store_explicit(&qp->rollback->left, cons * GDMA_WQE_BU_SIZE,
+				      memory_order_relaxed);
+		__atomic_store_n(&qp->sq_tail, tail, __ATOMIC_RELEASE);
+	}
+	return got;
 }
 
 static void rq_retire(struct mana_rc_qp *qp, const struct mana_rc_rwr *e)
@@ -310,6 +312,7 @@ static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc
 		    mana_rc_psn_le(qp->acked_psn, c.psn))
 			qp->acked_psn = c.psn;
 		rearm(qp);
+		cq->rc_due = true;
 		return 0;
 	case MANA_RDMA_CQE_ERROR:
 		mana_dbg(cq->vcq.cq.context,
@@ -325,6 +328,7 @@ static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc
 			qp->rq_err = true;
 			qp->rq_err_vendor = c.vendor_error;
 		}
+		cq->rc_due = true;
 		/* the device moved the QP to ERR; the rest is flushed */
 		mana_rc_qp_to_err(qp);
 		return 0;
@@ -340,9 +344,12 @@ static int poll_locked(struct mana_cq *cq, int max, struct ibv_wc *wc)
 	int n = 0, r;
 
 	while (n < max) {
-		if (emit_due(cq, &wc[n], false)) {
-			n++;
-			continue;
+		if (cq->rc_due) {
+			if (emit_due(cq, &wc[n], false)) {
+				n++;
+				continue;
+			}
+			cq->rc_due = false;
 		}
 		r = cq_fetch(cq, &cqe);
 		if (r == CQ_ENTRY) {

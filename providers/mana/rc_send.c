@@ -125,37 +125,92 @@ void mana_rc_ring_arm(struct mana_rc_qp *qp, uint32_t psn)
 }
 
 /*
- * Write a WQE of header @hdr, inline OOB @oob (@oob_size bytes) and
- * @n SGEs at the producer of @q (wrapping as a ring does).  Its units.
+ * WQEs are written in place, word by word, straight into the ring (a WQE
+ * that would wrap at the ring's end is built aside and copied): what
+ * gdma.h's encoders produce, without building, checking and copying a
+ * header, an OOB and the SGL one after another.  The layouts are the ones
+ * mana_rc_send_wqe_header() and gdma_wqe_header_encode() define (the RC
+ * tests decode every WQE the provider writes through them in the device).
  */
-static uint32_t put_wqe(struct mana_rc_queue *q, const struct gdma_wqe_header *hdr,
-			enum gdma_queue_type qt, const uint8_t *oob,
-			uint32_t oob_size, const struct ibv_sge *sg, uint32_t n)
-{
-	uint8_t wqe[GDMA_MAX_SQE_SIZE];
-	uint32_t sgl = gdma_wqe_sgl_offset(oob_size);
-	uint32_t size = gdma_wqe_size(oob_size, hdr->num_sge);
-	uint32_t i;
+struct wqe_dst {
+	uint64_t *w;			/* where the words go */
+	uint32_t off, size;		/* ring offset, bytes */
+	uint64_t tmp[GDMA_MAX_SQE_SIZE / 8];
+};
 
-	memset(wqe, 0, size);
-	if (gdma_wqe_header_encode(hdr, qt, wqe))
-		return 0;
-	memcpy(wqe + GDMA_WQE_HDR_SIZE, oob, oob_size);
+static inline uint64_t *wqe_begin(struct mana_rc_queue *q, struct wqe_dst *d,
+				  uint32_t size)
+{
+	d->off = gdma_wqe_ring_offset(q->prod_bu, q->ring_size);
+	d->size = size;
+	d->w = d->off + size <= q->ring_size ?
+	       (uint64_t *)((uint8_t *)q->buf.addr + d->off) : d->tmp;
+	return d->w;
+}
+
+static inline uint32_t wqe_end(struct mana_rc_queue *q, struct wqe_dst *d)
+{
+	if (d->w == d->tmp)
+		gdma_ring_write(q->buf.addr, q->ring_size, d->off, d->tmp, d->size);
+	q->prod_bu += d->size / GDMA_WQE_BU_SIZE;
+	return d->size / GDMA_WQE_BU_SIZE;
+}
+
+static inline uint64_t sge_lo(const struct ibv_sge *sg)
+{
+	return htole64(sg->addr);
+}
+
+static inline uint64_t sge_hi(const struct ibv_sge *sg)
+{
+	return htole64((uint64_t)sg->lkey | (uint64_t)sg->length << 32);
+}
+
+/*
+ * A receive WQE (RQ, or a READ's landing WQE on the receive requester):
+ * the 8-byte OOB @oob, @n SGEs (0: the dummy one).  Its units.
+ */
+static __attribute__((noinline)) uint32_t
+put_recv_wqe_n(struct mana_rc_queue *q, uint64_t oob, bool check_sn,
+	       const struct ibv_sge *sg, uint32_t n)
+{
+	uint32_t slots = n ? n : 1, i;
+	struct wqe_dst d;
+	uint64_t *w = wqe_begin(q, &d, gdma_wqe_size(GDMA_OOB_SMALL, slots));
+
+	w[0] = htole64((uint64_t)(slots | 2u << 8 | (uint32_t)check_sn << 30) << 32);
+	w[1] = htole64(oob);
 	if (!n) {
-		/* the hardware needs an SGE: a dummy one, zero bytes */
-		gdma_put_le64(wqe + sgl, GDMA_DUMMY_SGE_ADDR);
+		w[2] = htole64(GDMA_DUMMY_SGE_ADDR);
+		w[3] = 0;
 	}
 	for (i = 0; i < n; i++) {
-		gdma_put_le64(wqe + sgl + i * GDMA_SGE_SIZE, sg[i].addr);
-		gdma_put_le32(wqe + sgl + i * GDMA_SGE_SIZE + 8, sg[i].lkey);
-		gdma_put_le32(wqe + sgl + i * GDMA_SGE_SIZE + 12, sg[i].length);
+		w[2 + 2 * i] = sge_lo(&sg[i]);
+		w[3 + 2 * i] = sge_hi(&sg[i]);
 	}
-	if (gdma_ring_write(q->buf.addr, q->ring_size,
-			    gdma_wqe_ring_offset(q->prod_bu, q->ring_size),
-			    wqe, size))
-		return 0;
-	q->prod_bu += size / GDMA_WQE_BU_SIZE;
-	return size / GDMA_WQE_BU_SIZE;
+	/* the unit's last slot when the SGEs leave it free */
+	if (!(slots & 1))
+		w[2 + 2 * slots] = w[3 + 2 * slots] = 0;
+	return wqe_end(q, &d);
+}
+
+/* The same, the usual one SGE (one unit, never wrapping) inline. */
+static inline uint32_t put_recv_wqe(struct mana_rc_queue *q, uint64_t oob,
+				    bool check_sn, const struct ibv_sge *sg,
+				    uint32_t n)
+{
+	uint64_t *w;
+
+	if (n != 1)
+		return put_recv_wqe_n(q, oob, check_sn, sg, n);
+	w = (uint64_t *)((uint8_t *)q->buf.addr +
+			 gdma_wqe_ring_offset(q->prod_bu, q->ring_size));
+	w[0] = htole64((uint64_t)(1u | 2u << 8 | (uint32_t)check_sn << 30) << 32);
+	w[1] = htole64(oob);
+	w[2] = sge_lo(sg);
+	w[3] = sge_hi(sg);
+	q->prod_bu++;
+	return 1;
 }
 
 static uint32_t queue_free_bu(const struct mana_rc_queue *q)
@@ -167,64 +222,12 @@ static uint32_t queue_free_bu(const struct mana_rc_queue *q)
 
 /* ---- post_send -------------------------------------------------------- */
 
-struct rc_op {
-	uint8_t wqe_type;
-	uint8_t wc_opcode;
-};
-
-static int wr_op(enum ibv_wr_opcode op, struct rc_op *out)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-		*out = (struct rc_op){ MANA_WQE_RC_SEND, IBV_WC_SEND };
-		return 0;
-	case IBV_WR_SEND_WITH_IMM:
-		*out = (struct rc_op){ MANA_WQE_RC_SEND_IMM, IBV_WC_SEND };
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-		*out = (struct rc_op){ MANA_WQE_WRITE, IBV_WC_RDMA_WRITE };
-		return 0;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		*out = (struct rc_op){ MANA_WQE_WRITE_IMM, IBV_WC_RDMA_WRITE };
-		return 0;
-	case IBV_WR_RDMA_READ:
-		*out = (struct rc_op){ MANA_WQE_READ, IBV_WC_RDMA_READ };
-		return 0;
-	default:
-		return EINVAL;
-	}
-}
-
-/* Everything about @wr that does not depend on queue space. */
-static int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
-		    struct rc_op *op, uint64_t *len)
+/* The checks only READs and inline sends need. */
+static int check_wr_rare(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
+			 uint64_t len)
 {
 	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
-	int i;
 
-	if (wr_op(wr->opcode, op)) {
-		mana_err(ibctx, "opcode %d is not supported on MANA RC QPs (send, send with immediate, RDMA write (with immediate), RDMA read)",
-			 wr->opcode);
-		return EINVAL;
-	}
-	if (wr->send_flags & ~RC_SEND_FLAGS) {
-		mana_err(ibctx, "unsupported send_flags 0x%x", wr->send_flags);
-		return EINVAL;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
-	    (wr->num_sge && !wr->sg_list)) {
-		mana_err(ibctx, "num_sge %d out of range 0..%u (or no sg_list)",
-			 wr->num_sge, qp->max_send_sge);
-		return EINVAL;
-	}
-	*len = 0;
-	for (i = 0; i < wr->num_sge; i++)
-		*len += wr->sg_list[i].length;
-	if (*len > RC_MAX_MSG) {
-		mana_err(ibctx, "message of %llu bytes exceeds %u",
-			 (unsigned long long)*len, RC_MAX_MSG);
-		return EINVAL;
-	}
 	if (wr->opcode == IBV_WR_RDMA_READ && wr->num_sge > (int)MANA_MAX_RX_SGE) {
 		mana_err(ibctx, "an RDMA read lands in a receive WQE: at most %u SGEs, not %d",
 			 MANA_MAX_RX_SGE, wr->num_sge);
@@ -235,12 +238,67 @@ static int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			mana_err(ibctx, "IBV_SEND_INLINE with RDMA read");
 			return EINVAL;
 		}
-		if (*len > qp->max_inline_data) {
+		if (len > qp->max_inline_data) {
 			mana_err(ibctx, "%llu bytes of inline data exceed max_inline_data %u",
-				 (unsigned long long)*len, qp->max_inline_data);
+				 (unsigned long long)len, qp->max_inline_data);
 			return EINVAL;
 		}
 	}
+	return 0;
+}
+
+struct rc_op {
+	uint8_t wqe_type;		/* 0: not supported */
+	uint8_t wc_opcode;
+};
+
+static const struct rc_op rc_ops[] = {
+	[IBV_WR_SEND] = { MANA_WQE_RC_SEND, IBV_WC_SEND },
+	[IBV_WR_SEND_WITH_IMM] = { MANA_WQE_RC_SEND_IMM, IBV_WC_SEND },
+	[IBV_WR_RDMA_WRITE] = { MANA_WQE_WRITE, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = { MANA_WQE_WRITE_IMM, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_READ] = { MANA_WQE_READ, IBV_WC_RDMA_READ },
+};
+
+/* Everything about @wr that does not depend on queue space: 0 or EINVAL. */
+static inline int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
+			   const struct rc_op **op, uint64_t *len)
+{
+	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
+	uint32_t opc = (uint32_t)wr->opcode;
+	int i;
+
+	if (opc >= sizeof(rc_ops) / sizeof(rc_ops[0]) || !rc_ops[opc].wqe_type) {
+		mana_err(ibctx, "opcode %d is not supported on MANA RC QPs (send, send with immediate, RDMA write (with immediate), RDMA read)",
+			 wr->opcode);
+		return EINVAL;
+	}
+	*op = &rc_ops[opc];
+	if (wr->send_flags & ~RC_SEND_FLAGS) {
+		mana_err(ibctx, "unsupported send_flags 0x%x", wr->send_flags);
+		return EINVAL;
+	}
+	if ((uint32_t)wr->num_sge > qp->max_send_sge ||
+	    (wr->num_sge && !wr->sg_list)) {
+		mana_err(ibctx, "num_sge %d out of range 0..%u (or no sg_list)",
+			 wr->num_sge, qp->max_send_sge);
+		return EINVAL;
+	}
+	/* the usual one-SGE message needs no loop */
+	if (wr->num_sge == 1) {
+		*len = wr->sg_list[0].length;
+	} else {
+		*len = 0;
+		for (i = 0; i < wr->num_sge; i++)
+			*len += wr->sg_list[i].length;
+	}
+	if (*len > RC_MAX_MSG) {
+		mana_err(ibctx, "message of %llu bytes exceeds %u",
+			 (unsigned long long)*len, RC_MAX_MSG);
+		return EINVAL;
+	}
+	if (mana_unlikely(opc == IBV_WR_RDMA_READ || (wr->send_flags & IBV_SEND_INLINE)))
+		return check_wr_rare(qp, wr, *len);
 	return 0;
 }
 
@@ -267,103 +325,169 @@ static uint32_t post_rreq(struct mana_rc_qp *qp, uint32_t psn,
 			  const struct ibv_sge *sg, uint32_t n)
 {
 	struct mana_rc_queue *q = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
-	struct mana_rdma_recv_oob roob = { .psn_start = psn };
-	struct gdma_wqe_header hdr = {
-		.num_sge = n ? n : 1, .oob_size = GDMA_OOB_SMALL, .check_sn = true,
-	};
-	uint8_t oob[GDMA_OOB_SMALL];
 	uint32_t bu;
 
-	if (mana_rdma_recv_oob_encode(&roob, oob))
-		return 0;
-	bu = put_wqe(q, &hdr, GDMA_RQ, oob, sizeof(oob), sg, n);
-	if (bu)
-		ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, q->id,
-		     gdma_wq_db_tail(q->prod_bu), 1);
+	/* receive OOB: psn_start, psn_range 0 */
+	bu = put_recv_wqe(q, psn & MANA_RC_PSN_MASK, true, sg, n);
+	ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, q->id, gdma_wq_db_tail(q->prod_bu), 1);
 	return bu;
 }
 
 /*
- * One send WR into the SQ: 0, or ENOMEM when the SQ (or for a READ the
- * receive requester) is full.  *signaled_psn gets its last PSN if it
- * completes with a CQE.
+ * The send WQE of one WR at the SQ's producer: header, the 24-byte RC send
+ * OOB (32 for WRITE_IMM), @n SGEs (0: the dummy one) and zeroed padding
+ * slots to the unit's end, counted in num_sge and num_padding_sgls as
+ * rdma-core lays them out.  Its units, 0 if it cannot be (too large).
  */
-static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
-		    const struct rc_op *op, uint32_t len, bool *signaled)
+static __attribute__((noinline)) uint32_t
+put_send_wqe(struct mana_rc_qp *qp, const struct ibv_send_wr *wr, uint32_t type,
+	     uint64_t oob0, uint32_t len,
+	     const struct ibv_sge *sg, uint32_t n)
 {
 	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
-	uint32_t slot = qp->sq_head & qp->swr_mask;
-	struct mana_rc_swr *e = &qp->swr[slot];
-	struct mana_rdma_send_oob soob = {
-		.wqe_type = op->wqe_type,
-		.fence = !!(wr->send_flags & IBV_SEND_FENCE),
-		.solicited = !!(wr->send_flags & IBV_SEND_SOLICITED),
-		.psn = qp->sq_psn,
-		.ssn = qp->ssn,
-	};
-	struct gdma_wqe_header hdr;
-	const struct ibv_sge *sg = wr->sg_list;
-	uint8_t oob[GDMA_OOB_XLARGE];
-	uint32_t n = (uint32_t)wr->num_sge, npsn, size, rreq_bu = 0;
-	struct ibv_sge bounce;
+	bool ximm = type == MANA_WQE_WRITE_IMM;
+	uint32_t sgl = ximm ? 48 : 32, used = n ? n : 1;
+	uint32_t size = (sgl + used * GDMA_SGE_SIZE + GDMA_WQE_BU_SIZE - 1) &
+			~(uint32_t)(GDMA_WQE_BU_SIZE - 1);
+	uint32_t slots = (size - sgl) / GDMA_SGE_SIZE, i;
+	uint64_t *w, *s, hdr, o1 = 0, o2 = 0;
+	struct wqe_dst d;
 
-	if (qp->sq_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
-	    qp->max_send_wr)
-		return ENOMEM;
-	if (op->wqe_type == MANA_WQE_READ &&
-	    queue_free_bu(&qp->q[MANA_RC_RECV_QUEUE_REQUESTER]) <
-	    gdma_wqe_size_bu(GDMA_OOB_SMALL, n ? n : 1))
-		return ENOMEM;
-
-	soob.signaled = (wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all;
-	npsn = mana_psn_count(len, qp->mtu);
-	switch (op->wqe_type) {
+	if (size > GDMA_MAX_SQE_SIZE)
+		return 0;
+	hdr = (uint64_t)(slots - used) |
+	      (uint64_t)(slots | (ximm ? 7u : 6u) << 8 | qp->mtu << 16 |
+			 (uint32_t)(type != MANA_WQE_WRITE && type != MANA_WQE_READ) << 30)
+	      << 32;
+	switch (type) {
 	case MANA_WQE_RC_SEND_IMM:
-		soob.imm = be32toh(wr->imm_data);
+		o1 = be32toh(wr->imm_data);
 		break;
-	case MANA_WQE_WRITE_IMM:
-		soob.imm = be32toh(wr->imm_data);
-		/* fall through */
 	case MANA_WQE_WRITE:
+	case MANA_WQE_WRITE_IMM:
 	case MANA_WQE_READ:
-		soob.remote_addr = wr->wr.rdma.remote_addr;
-		soob.rkey = wr->wr.rdma.rkey;
-		soob.dma_len = len;
+		/* address high dword first, then low, rkey, dma_len */
+		o1 = wr->wr.rdma.remote_addr >> 32 |
+		     wr->wr.rdma.remote_addr << 32;
+		o2 = (uint64_t)wr->wr.rdma.rkey | (uint64_t)len << 32;
 		break;
 	}
-	if (mana_rdma_send_oob_encode(&soob, oob))
-		return EINVAL;
+	w = wqe_begin(sq, &d, size);
+	w[0] = htole64(hdr);
+	w[1] = htole64(oob0);
+	w[2] = htole64(o1);
+	w[3] = htole64(o2);
+	if (ximm) {
+		w[4] = htole64(be32toh(wr->imm_data));
+		w[5] = 0;
+	}
+	s = w + sgl / 8;
+	if (!n) {
+		s[0] = htole64(GDMA_DUMMY_SGE_ADDR);
+		s[1] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		s[2 * i] = sge_lo(&sg[i]);
+		s[2 * i + 1] = sge_hi(&sg[i]);
+	}
+	for (i = used; i < slots; i++)
+		s[2 * i] = s[2 * i + 1] = 0;
+	return wqe_end(sq, &d);
+}
 
-	if (op->wqe_type == MANA_WQE_READ) {
-		rreq_bu = post_rreq(qp, qp->sq_psn, sg, n);
-		if (!rreq_bu)
-			return EINVAL;
+/*
+ * The usual send WQE, one SGE and the 24-byte OOB (64 bytes: the SGE and
+ * one padding slot), straight into the ring: its 2 units, or 0 when it
+ * would wrap (put_send_wqe() then writes it).
+ */
+static inline uint32_t put_send_wqe1(struct mana_rc_qp *qp,
+				     const struct ibv_send_wr *wr, uint32_t type,
+				     uint64_t oob0, uint32_t len,
+				     const struct ibv_sge *sg)
+{
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	uint32_t off = gdma_wqe_ring_offset(sq->prod_bu, sq->ring_size);
+	uint64_t *w = (uint64_t *)((uint8_t *)sq->buf.addr + off);
+	uint64_t o1 = 0, o2 = 0;
+
+	if (off + 2 * GDMA_WQE_BU_SIZE > sq->ring_size)
+		return 0;
+	if (type == MANA_WQE_RC_SEND_IMM) {
+		o1 = be32toh(wr->imm_data);
+	} else if (type != MANA_WQE_RC_SEND) {
+		o1 = wr->wr.rdma.remote_addr >> 32 | wr->wr.rdma.remote_addr << 32;
+		o2 = (uint64_t)wr->wr.rdma.rkey | (uint64_t)len << 32;
+	}
+	/* 2 slots, 1 of them padding; OOB code 6; MTU; check_sn but on WRITE */
+	w[0] = htole64(1 | (uint64_t)(2u | 6u << 8 | qp->mtu << 16 |
+				      (uint32_t)(type != MANA_WQE_WRITE) << 30) << 32);
+	w[1] = htole64(oob0);
+	w[2] = htole64(o1);
+	w[3] = htole64(o2);
+	w[4] = sge_lo(sg);
+	w[5] = sge_hi(sg);
+	w[6] = 0;
+	w[7] = 0;
+	sq->prod_bu += 2;
+	return 2;
+}
+
+/*
+ * One send WR into the SQ at @head: 0, or ENOMEM when the SQ (or for a
+ * READ the receive requester) is full.  *signaled tells whether it
+ * completes with a CQE.
+ */
+static inline int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
+			   uint32_t head, const struct rc_op *op, uint32_t len,
+			   bool *signaled)
+{
+	struct mana_rc_swr *e = &qp->swr[head & qp->swr_mask];
+	uint32_t flags = (uint32_t)wr->send_flags, n = (uint32_t)wr->num_sge;
+	const struct ibv_sge *sg = wr->sg_list;
+	uint32_t npsn, size, rreq_bu = 0, psn = qp->sq_psn;
+	bool sig = (flags & IBV_SEND_SIGNALED) || qp->sq_sig_all;
+	struct ibv_sge bounce;
+	uint64_t oob0;
+
+	if (head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
+	    qp->max_send_wr)
+		return ENOMEM;
+	if (mana_unlikely(op->wqe_type == MANA_WQE_READ)) {
+		if (queue_free_bu(&qp->q[MANA_RC_RECV_QUEUE_REQUESTER]) <
+		    gdma_wqe_size_bu(GDMA_OOB_SMALL, n ? n : 1))
+			return ENOMEM;
+		rreq_bu = post_rreq(qp, psn, sg, n);
 		n = 0;		/* the SQ WQE carries the dummy SGE */
-	} else if ((wr->send_flags & IBV_SEND_INLINE) && n) {
+	} else if (mana_unlikely(flags & IBV_SEND_INLINE) && n) {
 		n = 0;
 		if (len) {
-			gather_inline(qp, wr, slot, len, &bounce);
+			gather_inline(qp, wr, head & qp->swr_mask, len, &bounce);
 			sg = &bounce;
 			n = 1;
 		}
 	}
-	/* rdma-core's layout: slots to the unit's end, the unused as padding */
-	if (mana_rc_send_wqe_header(op->wqe_type, n, qp->mtu, &hdr))
-		return EINVAL;
-	size = put_wqe(sq, &hdr, GDMA_SQ, oob, hdr.oob_size, sg, n);
-	if (!size)
+	/* one PSN per MTU (a power of two), at least one */
+	npsn = len ? (len + qp->mtu - 1) >> __builtin_ctz(qp->mtu) : 1;
+	/* send OOB dword 0: type, fence, signaled, solicited, PSN; dword 1 SSN */
+	oob0 = (uint64_t)(op->wqe_type | !!(flags & IBV_SEND_FENCE) << 5 |
+			  (uint32_t)sig << 6 | !!(flags & IBV_SEND_SOLICITED) << 7 |
+			  psn << 8) | (uint64_t)qp->ssn << 32;
+	if (n == 1 && op->wqe_type != MANA_WQE_WRITE_IMM &&
+	    (size = put_send_wqe1(qp, wr, op->wqe_type, oob0, len, sg)))
+		;
+	else if (!(size = put_send_wqe(qp, wr, op->wqe_type, oob0, len, sg, n)))
 		return EINVAL;
 
 	e->wr_id = wr->wr_id;
-	e->end_psn = mana_rc_psn_add(qp->sq_psn, npsn - 1);
+	e->end_psn = mana_rc_psn_add(psn, npsn - 1);
 	e->byte_len = len;
 	e->size_bu = (uint16_t)size;
 	e->rreq_bu = (uint16_t)rreq_bu;
 	e->opcode = op->wc_opcode;
-	e->signaled = soob.signaled;
-	qp->sq_psn = mana_rc_psn_add(qp->sq_psn, npsn);
+	e->signaled = sig;
+	qp->sq_psn = mana_rc_psn_add(psn, npsn);
 	qp->ssn = mana_rc_psn_add(qp->ssn, 1);
-	*signaled = soob.signaled;
+	*signaled = sig;
 	return 0;
 }
 
@@ -373,9 +497,9 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
 	struct ibv_context *ibctx = ibqp->context;
 	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
-	uint32_t first_head, arm_psn = 0;
+	uint32_t head, first_head, arm_psn = 0;
 	bool arm = false, signaled;
-	struct rc_op op;
+	const struct rc_op *op;
 	uint64_t len;
 	int ret = 0;
 
@@ -396,12 +520,12 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		goto out;
 	}
-	first_head = sq->prod_bu;
+	head = first_head = qp->sq_head;
 	for (; wr; wr = wr->next) {
 		ret = check_wr(qp, wr, &op, &len);
 		if (!ret)
-			ret = post_one(qp, wr, &op, (uint32_t)len, &signaled);
-		if (ret) {
+			ret = post_one(qp, wr, head, op, (uint32_t)len, &signaled);
+		if (mana_unlikely(ret)) {
 			if (ret == ENOMEM)
 				mana_err(ibctx, "send queue of QP %u is full (max_send_wr %u)",
 					 ibqp->qp_num, qp->max_send_wr);
@@ -410,11 +534,13 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 		if (signaled && !qp->armed && !arm) {
 			arm = true;
-			arm_psn = qp->swr[qp->sq_head & qp->swr_mask].end_psn;
+			arm_psn = qp->swr[head & qp->swr_mask].end_psn;
 		}
-		__atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
+		head++;
 	}
-	if (sq->prod_bu != first_head) {
+	/* one doorbell for the list (the WRs before a bad one are posted) */
+	if (head != first_head) {
+		__atomic_store_n(&qp->sq_head, head, __ATOMIC_RELEASE);
 		atomic_store_explicit(&qp->rollback->right,
 				      sq->prod_bu * GDMA_WQE_BU_SIZE,
 				      memory_order_relaxed);
@@ -438,9 +564,7 @@ int mana_rc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
 	struct ibv_context *ibctx = ibqp->context;
 	struct mana_rc_queue *rq = &qp->q[MANA_RC_RECV_QUEUE_RESPONDER];
-	struct gdma_wqe_header hdr = { .oob_size = GDMA_OOB_SMALL };
-	uint8_t oob[GDMA_OOB_SMALL] = { 0 };
-	uint32_t start, size, count = 0;
+	uint32_t head, tail, count = 0;
 	struct mana_rc_rwr *e;
 	int ret = 0;
 
@@ -461,46 +585,45 @@ int mana_rc_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		goto out;
 	}
+	head = qp->rq_head;
+	tail = __atomic_load_n(&qp->rq_tail, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge ||
+		if ((uint32_t)wr->num_sge > qp->max_recv_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
 			mana_err(ibctx, "num_sge %d out of range 0..%u (or no sg_list)",
 				 wr->num_sge, qp->max_recv_sge);
 			ret = EINVAL;
-		} else if (qp->rq_head - __atomic_load_n(&qp->rq_tail, __ATOMIC_ACQUIRE) >=
+		} else if (head - tail >= qp->max_recv_wr &&
+			   head - (tail = __atomic_load_n(&qp->rq_tail,
+							 __ATOMIC_ACQUIRE)) >=
 			   qp->max_recv_wr) {
 			mana_err(ibctx, "receive queue of QP %u is full (max_recv_wr %u)",
 				 ibqp->qp_num, qp->max_recv_wr);
 			ret = ENOMEM;
 		}
-		if (ret) {
+		if (mana_unlikely(ret)) {
 			*bad_wr = wr;
 			break;
 		}
-		hdr.num_sge = (uint8_t)(wr->num_sge ? wr->num_sge : 1);
-		start = rq->prod_bu;
-		size = put_wqe(rq, &hdr, GDMA_RQ, oob, sizeof(oob), wr->sg_list,
-			       (uint32_t)wr->num_sge);
-		if (!size) {
-			ret = EINVAL;
-			*bad_wr = wr;
-			break;
-		}
-		e = &qp->rwr[qp->rq_head & qp->rwr_mask];
+		e = &qp->rwr[head & qp->rwr_mask];
 		e->wr_id = wr->wr_id;
-		e->start_bu = start;
-		e->size_bu = size;
-		__atomic_store_n(&qp->rq_head, qp->rq_head + 1, __ATOMIC_RELEASE);
+		e->start_bu = rq->prod_bu;
+		e->size_bu = put_recv_wqe(rq, 0, false, wr->sg_list,
+					  (uint32_t)wr->num_sge);
+		head++;
 		/* wqe_cnt is 8 bits: ring before it wraps */
-		if (++count == 255) {
+		if (mana_unlikely(++count == 255)) {
+			__atomic_store_n(&qp->rq_head, head, __ATOMIC_RELEASE);
 			ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, rq->id,
 			     gdma_wq_db_tail(rq->prod_bu), (uint8_t)count);
 			count = 0;
 		}
 	}
-	if (count)
+	if (count) {
+		__atomic_store_n(&qp->rq_head, head, __ATOMIC_RELEASE);
 		ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, rq->id,
 		     gdma_wq_db_tail(rq->prod_bu), (uint8_t)count);
+	}
 out:
 	mana_spin_unlock(&qp->rq_lock);
 	return ret;
@@ -683,7 +806,7 @@ static void rc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 static int wr_precheck(struct mana_rc_qp *qp)
 {
 	uint32_t i, rreq_bu = 0, used;
-	struct rc_op op;
+	const struct rc_op *op;
 	uint64_t len;
 	int ret;
 
@@ -691,7 +814,7 @@ static int wr_precheck(struct mana_rc_qp *qp)
 		ret = check_wr(qp, &qp->wr_list[i], &op, &len);
 		if (ret)
 			return ret;
-		if (op.wqe_type == MANA_WQE_READ)
+		if (op->wqe_type == MANA_WQE_READ)
 			rreq_bu += gdma_wqe_size_bu(GDMA_OOB_SMALL,
 						    qp->wr_list[i].num_sge ?
 						    (uint32_t)qp->wr_list[i].num_sge : 1);
