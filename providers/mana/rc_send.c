@@ -24,6 +24,8 @@
 #define RC_SEND_FLAGS (IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 		       IBV_SEND_FENCE | IBV_SEND_INLINE)
 #define RC_MAX_MSG (1u << 31)
+/* the datapath's steps, one function per verb */
+#define RC_INLINE static inline __attribute__((always_inline))
 
 /* ---- setup ------------------------------------------------------------ */
 
@@ -93,9 +95,6 @@ void mana_rc_sq_fini(struct mana_rc_qp *qp)
 	}
 	free(qp->swr);
 	free(qp->rwr);
-	free(qp->wr_list);
-	free(qp->wr_sges);
-	free(qp->wr_inline);
 	qp->swr = NULL;
 	qp->rwr = NULL;
 }
@@ -195,7 +194,7 @@ put_recv_wqe_n(struct mana_rc_queue *q, uint64_t oob, bool check_sn,
 }
 
 /* The same, the usual one SGE (one unit, never wrapping) inline. */
-static inline uint32_t put_recv_wqe(struct mana_rc_queue *q, uint64_t oob,
+RC_INLINE uint32_t put_recv_wqe(struct mana_rc_queue *q, uint64_t oob,
 				    bool check_sn, const struct ibv_sge *sg,
 				    uint32_t n)
 {
@@ -252,6 +251,16 @@ struct rc_op {
 	uint8_t wc_opcode;
 };
 
+/* What one send WR asks for, from an ibv_send_wr or the ibv_wr_* calls. */
+struct rc_send {
+	const struct rc_op *op;
+	uint32_t flags;			/* IBV_SEND_* */
+	uint64_t wr_id;
+	uint64_t remote_addr;		/* WRITE*, READ */
+	uint32_t rkey;
+	__be32 imm;			/* *_WITH_IMM */
+};
+
 static const struct rc_op rc_ops[] = {
 	[IBV_WR_SEND] = { MANA_WQE_RC_SEND, IBV_WC_SEND },
 	[IBV_WR_SEND_WITH_IMM] = { MANA_WQE_RC_SEND_IMM, IBV_WC_SEND },
@@ -260,13 +269,25 @@ static const struct rc_op rc_ops[] = {
 	[IBV_WR_RDMA_READ] = { MANA_WQE_READ, IBV_WC_RDMA_READ },
 };
 
+/* Bytes of @wr's message (its SGEs: a sum only beyond one). */
+static inline uint64_t wr_len(const struct ibv_send_wr *wr)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (wr->num_sge == 1)
+		return wr->sg_list[0].length;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len;
+}
+
 /* Everything about @wr that does not depend on queue space: 0 or EINVAL. */
-static inline int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
+RC_INLINE int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			   const struct rc_op **op, uint64_t *len)
 {
 	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
 	uint32_t opc = (uint32_t)wr->opcode;
-	int i;
 
 	if (opc >= sizeof(rc_ops) / sizeof(rc_ops[0]) || !rc_ops[opc].wqe_type) {
 		mana_err(ibctx, "opcode %d is not supported on MANA RC QPs (send, send with immediate, RDMA write (with immediate), RDMA read)",
@@ -284,14 +305,7 @@ static inline int check_wr(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 			 wr->num_sge, qp->max_send_sge);
 		return EINVAL;
 	}
-	/* the usual one-SGE message needs no loop */
-	if (wr->num_sge == 1) {
-		*len = wr->sg_list[0].length;
-	} else {
-		*len = 0;
-		for (i = 0; i < wr->num_sge; i++)
-			*len += wr->sg_list[i].length;
-	}
+	*len = wr_len(wr);
 	if (*len > RC_MAX_MSG) {
 		mana_err(ibctx, "message of %llu bytes exceeds %u",
 			 (unsigned long long)*len, RC_MAX_MSG);
@@ -322,14 +336,16 @@ static void gather_inline(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 
 /* A READ's landing WQE on the receive requester; rung at once. */
 static uint32_t post_rreq(struct mana_rc_qp *qp, uint32_t psn,
-			  const struct ibv_sge *sg, uint32_t n)
+			  const struct ibv_sge *sg, uint32_t n, bool ring_now)
 {
 	struct mana_rc_queue *q = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
 	uint32_t bu;
 
 	/* receive OOB: psn_start, psn_range 0 */
 	bu = put_recv_wqe(q, psn & MANA_RC_PSN_MASK, true, sg, n);
-	ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, q->id, gdma_wq_db_tail(q->prod_bu), 1);
+	if (ring_now)
+		ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, q->id,
+		     gdma_wq_db_tail(q->prod_bu), 1);
 	return bu;
 }
 
@@ -340,7 +356,7 @@ static uint32_t post_rreq(struct mana_rc_qp *qp, uint32_t psn,
  * rdma-core lays them out.  Its units, 0 if it cannot be (too large).
  */
 static __attribute__((noinline)) uint32_t
-put_send_wqe(struct mana_rc_qp *qp, const struct ibv_send_wr *wr, uint32_t type,
+put_send_wqe(struct mana_rc_qp *qp, const struct rc_send *wr, uint32_t type,
 	     uint64_t oob0, uint32_t len,
 	     const struct ibv_sge *sg, uint32_t n)
 {
@@ -361,15 +377,15 @@ put_send_wqe(struct mana_rc_qp *qp, const struct ibv_send_wr *wr, uint32_t type,
 	      << 32;
 	switch (type) {
 	case MANA_WQE_RC_SEND_IMM:
-		o1 = be32toh(wr->imm_data);
+		o1 = be32toh(wr->imm);
 		break;
 	case MANA_WQE_WRITE:
 	case MANA_WQE_WRITE_IMM:
 	case MANA_WQE_READ:
 		/* address high dword first, then low, rkey, dma_len */
-		o1 = wr->wr.rdma.remote_addr >> 32 |
-		     wr->wr.rdma.remote_addr << 32;
-		o2 = (uint64_t)wr->wr.rdma.rkey | (uint64_t)len << 32;
+		o1 = wr->remote_addr >> 32 |
+		     wr->remote_addr << 32;
+		o2 = (uint64_t)wr->rkey | (uint64_t)len << 32;
 		break;
 	}
 	w = wqe_begin(sq, &d, size);
@@ -378,7 +394,7 @@ put_send_wqe(struct mana_rc_qp *qp, const struct ibv_send_wr *wr, uint32_t type,
 	w[2] = htole64(o1);
 	w[3] = htole64(o2);
 	if (ximm) {
-		w[4] = htole64(be32toh(wr->imm_data));
+		w[4] = htole64(be32toh(wr->imm));
 		w[5] = 0;
 	}
 	s = w + sgl / 8;
@@ -400,8 +416,8 @@ put_send_wqe(struct mana_rc_qp *qp, const struct ibv_send_wr *wr, uint32_t type,
  * one padding slot), straight into the ring: its 2 units, or 0 when it
  * would wrap (put_send_wqe() then writes it).
  */
-static inline uint32_t put_send_wqe1(struct mana_rc_qp *qp,
-				     const struct ibv_send_wr *wr, uint32_t type,
+RC_INLINE uint32_t put_send_wqe1(struct mana_rc_qp *qp,
+				     const struct rc_send *wr, uint32_t type,
 				     uint64_t oob0, uint32_t len,
 				     const struct ibv_sge *sg)
 {
@@ -413,10 +429,10 @@ static inline uint32_t put_send_wqe1(struct mana_rc_qp *qp,
 	if (off + 2 * GDMA_WQE_BU_SIZE > sq->ring_size)
 		return 0;
 	if (type == MANA_WQE_RC_SEND_IMM) {
-		o1 = be32toh(wr->imm_data);
+		o1 = be32toh(wr->imm);
 	} else if (type != MANA_WQE_RC_SEND) {
-		o1 = wr->wr.rdma.remote_addr >> 32 | wr->wr.rdma.remote_addr << 32;
-		o2 = (uint64_t)wr->wr.rdma.rkey | (uint64_t)len << 32;
+		o1 = wr->remote_addr >> 32 | wr->remote_addr << 32;
+		o2 = (uint64_t)wr->rkey | (uint64_t)len << 32;
 	}
 	/* 2 slots, 1 of them padding; OOB code 6; MTU; check_sn but on WRITE */
 	w[0] = htole64(1 | (uint64_t)(2u | 6u << 8 | qp->mtu << 16 |
@@ -433,20 +449,21 @@ static inline uint32_t put_send_wqe1(struct mana_rc_qp *qp,
 }
 
 /*
- * One send WR into the SQ at @head: 0, or ENOMEM when the SQ (or for a
- * READ the receive requester) is full.  *signaled tells whether it
- * completes with a CQE.
+ * One send WR into the SQ at @head, its data in @sg/@n (inline data is
+ * already in the bounce slot): 0, or ENOMEM when the SQ (or for a READ the
+ * receive requester) is full.  *signaled tells whether it completes with
+ * a CQE.  A READ's landing WQE is rung at once unless @defer_rreq.
  */
-static inline int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
-			   uint32_t head, const struct rc_op *op, uint32_t len,
-			   bool *signaled)
+RC_INLINE int post_one(struct mana_rc_qp *qp, uint32_t head,
+			   const struct rc_send *wr, const struct ibv_sge *sg,
+			   uint32_t n, uint32_t len, bool *signaled,
+			   bool defer_rreq)
 {
 	struct mana_rc_swr *e = &qp->swr[head & qp->swr_mask];
-	uint32_t flags = (uint32_t)wr->send_flags, n = (uint32_t)wr->num_sge;
-	const struct ibv_sge *sg = wr->sg_list;
+	const struct rc_op *op = wr->op;
+	uint32_t flags = wr->flags;
 	uint32_t npsn, size, rreq_bu = 0, psn = qp->sq_psn;
-	bool sig = (flags & IBV_SEND_SIGNALED) || qp->sq_sig_all;
-	struct ibv_sge bounce;
+	bool sig = !!((flags & IBV_SEND_SIGNALED) | qp->sq_sig_all);
 	uint64_t oob0;
 
 	if (head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
@@ -456,18 +473,11 @@ static inline int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		if (queue_free_bu(&qp->q[MANA_RC_RECV_QUEUE_REQUESTER]) <
 		    gdma_wqe_size_bu(GDMA_OOB_SMALL, n ? n : 1))
 			return ENOMEM;
-		rreq_bu = post_rreq(qp, psn, sg, n);
+		rreq_bu = post_rreq(qp, psn, sg, n, !defer_rreq);
 		n = 0;		/* the SQ WQE carries the dummy SGE */
-	} else if (mana_unlikely(flags & IBV_SEND_INLINE) && n) {
-		n = 0;
-		if (len) {
-			gather_inline(qp, wr, head & qp->swr_mask, len, &bounce);
-			sg = &bounce;
-			n = 1;
-		}
 	}
 	/* one PSN per MTU (a power of two), at least one */
-	npsn = len ? (len + qp->mtu - 1) >> __builtin_ctz(qp->mtu) : 1;
+	npsn = len <= qp->mtu ? 1 : (len + qp->mtu - 1) >> __builtin_ctz(qp->mtu);
 	/* send OOB dword 0: type, fence, signaled, solicited, PSN; dword 1 SSN */
 	oob0 = (uint64_t)(op->wqe_type | !!(flags & IBV_SEND_FENCE) << 5 |
 			  (uint32_t)sig << 6 | !!(flags & IBV_SEND_SOLICITED) << 7 |
@@ -479,16 +489,45 @@ static inline int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 
 	e->wr_id = wr->wr_id;
-	e->end_psn = mana_rc_psn_add(psn, npsn - 1);
+	e->end_psn = psn = mana_rc_psn_add(psn, npsn - 1);
 	e->byte_len = len;
 	e->size_bu = (uint16_t)size;
 	e->rreq_bu = (uint16_t)rreq_bu;
 	e->opcode = op->wc_opcode;
 	e->signaled = sig;
-	qp->sq_psn = mana_rc_psn_add(psn, npsn);
+	qp->sq_psn = mana_rc_psn_add(psn, 1);
 	qp->ssn = mana_rc_psn_add(qp->ssn, 1);
 	*signaled = sig;
 	return 0;
+}
+
+/* An ibv_send_wr, checked: its inline data gathered, then post_one(). */
+RC_INLINE int post_wr(struct mana_rc_qp *qp, uint32_t head,
+			  const struct ibv_send_wr *wr, const struct rc_op *op,
+			  uint32_t len, bool *signaled)
+{
+	struct rc_send s = {
+		.op = op, .flags = (uint32_t)wr->send_flags, .wr_id = wr->wr_id,
+		.remote_addr = wr->wr.rdma.remote_addr, .rkey = wr->wr.rdma.rkey,
+		.imm = wr->imm_data,
+	};
+	const struct ibv_sge *sg = wr->sg_list;
+	uint32_t n = (uint32_t)wr->num_sge;
+	struct ibv_sge bounce;
+
+	if (mana_unlikely(s.flags & IBV_SEND_INLINE) && n) {
+		/* the SQ must have room before the slot is written */
+		if (head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
+		    qp->max_send_wr)
+			return ENOMEM;
+		n = 0;
+		if (len) {
+			gather_inline(qp, wr, head & qp->swr_mask, len, &bounce);
+			sg = &bounce;
+			n = 1;
+		}
+	}
+	return post_one(qp, head, &s, sg, n, len, signaled, false);
 }
 
 int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -524,7 +563,7 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	for (; wr; wr = wr->next) {
 		ret = check_wr(qp, wr, &op, &len);
 		if (!ret)
-			ret = post_one(qp, wr, head, op, (uint32_t)len, &signaled);
+			ret = post_wr(qp, head, wr, op, (uint32_t)len, &signaled);
 		if (mana_unlikely(ret)) {
 			if (ret == ENOMEM)
 				mana_err(ibctx, "send queue of QP %u is full (max_send_wr %u)",
@@ -632,9 +671,13 @@ out:
 /* ---- ibv_wr_* --------------------------------------------------------- */
 
 /*
- * WRs are built as ibv_send_wr records (inline data copied at once, as
- * the API allows the buffer to be reused) and posted together by
- * wr_complete through the same path as ibv_post_send.
+ * Each WR goes into the SQ as its data is set (or as the next WR or
+ * wr_complete comes, for one without data), under the SQ lock that
+ * ibv_wr_start takes and ibv_wr_complete/ibv_wr_abort release, as other
+ * providers do.  The batch is all or nothing: the first error is kept and
+ * returned by ibv_wr_complete, which then rolls the producer back, as
+ * ibv_wr_abort does; nothing is published (sq_head, doorbells) before
+ * ibv_wr_complete.
  */
 static inline struct mana_rc_qp *ex_to_rcqp(struct ibv_qp_ex *qpx)
 {
@@ -643,6 +686,8 @@ static inline struct mana_rc_qp *ex_to_rcqp(struct ibv_qp_ex *qpx)
 
 static void wr_fail(struct mana_rc_qp *qp, int err, const char *what)
 {
+	qp->wr_pending = false;
+	qp->wr_ok = false;
 	if (!qp->wr_err) {
 		qp->wr_err = err;
 		mana_err(qp->qp.vqp.qp.context, "ibv_wr_*: %s", what);
@@ -653,45 +698,103 @@ static void rc_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 
-	qp->wr_count = 0;
-	qp->wr_err = 0;
+	mana_spin_lock(&qp->sq_lock);
 	qp->wr_open = true;
+	qp->wr_ok = true;
+	qp->wr_pending = false;
+	qp->wr_arm = false;
+	qp->wr_err = 0;
+	qp->wr_head = qp->sq_head;
+	qp->wr_prod_bu = qp->q[MANA_RC_SEND_QUEUE_REQUESTER].prod_bu;
+	qp->wr_rreq_prod_bu = qp->q[MANA_RC_RECV_QUEUE_REQUESTER].prod_bu;
+	qp->wr_psn = qp->sq_psn;
+	qp->wr_ssn = qp->ssn;
 }
 
-/* A new WR record, or NULL (wr_err set). */
-static struct ibv_send_wr *wr_new(struct mana_rc_qp *qp, enum ibv_wr_opcode op)
+/* The pending WR into the SQ with data @sg/@n, @len bytes. */
+RC_INLINE void wr_finish(struct mana_rc_qp *qp, const struct ibv_sge *sg,
+		      uint32_t n, uint32_t len)
+{
+	struct rc_send s = {
+		.op = &rc_ops[qp->wr_cur.opcode], .flags = qp->wr_cur.flags,
+		.wr_id = qp->wr_cur.wr_id, .remote_addr = qp->wr_cur.remote_addr,
+		.rkey = qp->wr_cur.rkey, .imm = qp->wr_cur.imm,
+	};
+	bool sig;
+	int ret;
+
+	qp->wr_pending = false;
+	ret = post_one(qp, qp->wr_head, &s, sg, n, len, &sig, true);
+	if (mana_unlikely(ret)) {
+		wr_fail(qp, ret, ret == ENOMEM ?
+			"the send queue is full (more WRs than room for)" :
+			"the WR cannot be posted");
+		return;
+	}
+	if (sig && !qp->armed && !qp->wr_arm) {
+		qp->wr_arm = true;
+		qp->wr_arm_psn = qp->swr[qp->wr_head & qp->swr_mask].end_psn;
+	}
+	qp->wr_head++;
+}
+
+/* wr_new() when a WR is pending, the batch failed, or the flags are bad. */
+static __attribute__((noinline)) bool wr_new_slow(struct mana_rc_qp *qp,
+						  enum ibv_wr_opcode op)
 {
 	struct ibv_qp_ex *qpx = &qp->qp.vqp.qp_ex;
-	struct ibv_send_wr *wr;
+	uint32_t flags = qpx->wr_flags;
 
 	if (!qp->wr_open) {
 		wr_fail(qp, EINVAL, "a WR outside ibv_wr_start/ibv_wr_complete");
-		return NULL;
+		return false;
 	}
+	if (qp->wr_pending)
+		wr_finish(qp, NULL, 0, 0);	/* the last one had no data */
 	if (qp->wr_err)
-		return NULL;
-	if (qp->wr_count == qp->wr_cap) {
-		wr_fail(qp, ENOMEM, "more WRs between ibv_wr_start and ibv_wr_complete than max_send_wr");
-		return NULL;
+		return false;
+	if (flags & ~RC_SEND_FLAGS) {
+		wr_fail(qp, EINVAL, "unsupported wr_flags");
+		return false;
 	}
-	wr = &qp->wr_list[qp->wr_count++];
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = qpx->wr_id;
-	wr->send_flags = (int)qpx->wr_flags;
-	wr->opcode = op;
-	wr->sg_list = &qp->wr_sges[(size_t)(qp->wr_count - 1) * qp->max_send_sge];
-	return wr;
+	qp->wr_pending = true;
+	qp->wr_cur.opcode = (uint8_t)op;
+	qp->wr_cur.flags = flags;
+	qp->wr_cur.wr_id = qpx->wr_id;
+	return true;
 }
 
-static struct ibv_send_wr *wr_cur(struct mana_rc_qp *qp)
+/*
+ * Opcode @op for the next WR, or false (wr_err set).  wr_pending implies
+ * an open batch without error (wr_fail clears it).
+ */
+RC_INLINE bool wr_new(struct mana_rc_qp *qp, enum ibv_wr_opcode op)
 {
-	if (qp->wr_err)
-		return NULL;
-	if (!qp->wr_open || !qp->wr_count) {
-		wr_fail(qp, EINVAL, "data set before an opcode (ibv_wr_send, ...)");
-		return NULL;
+	struct ibv_qp_ex *qpx = &qp->qp.vqp.qp_ex;
+	uint32_t flags = qpx->wr_flags;
+
+	if (mana_unlikely(qp->wr_pending | !qp->wr_ok | !!(flags & ~RC_SEND_FLAGS)))
+		return wr_new_slow(qp, op);
+	qp->wr_pending = true;
+	qp->wr_cur.opcode = (uint8_t)op;
+	qp->wr_cur.flags = flags;
+	qp->wr_cur.wr_id = qpx->wr_id;
+	return true;
+}
+
+static __attribute__((noinline)) void wr_cur_fail(struct mana_rc_qp *qp)
+{
+	wr_fail(qp, EINVAL, "data set before an opcode (ibv_wr_send, ...)");
+}
+
+/* Whether data may be set on a pending WR (else wr_err is set). */
+RC_INLINE bool wr_cur(struct mana_rc_qp *qp)
+{
+	if (mana_unlikely(!qp->wr_pending)) {
+		wr_cur_fail(qp);
+		return false;
 	}
-	return &qp->wr_list[qp->wr_count - 1];
+	return true;
 }
 
 static void rc_wr_send(struct ibv_qp_ex *qpx)
@@ -701,22 +804,27 @@ static void rc_wr_send(struct ibv_qp_ex *qpx)
 
 static void rc_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 {
-	struct ibv_send_wr *wr = wr_new(ex_to_rcqp(qpx), IBV_WR_SEND_WITH_IMM);
+	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 
-	if (wr)
-		wr->imm_data = imm;
+	if (wr_new(qp, IBV_WR_SEND_WITH_IMM))
+		qp->wr_cur.imm = imm;
 }
 
-static void rc_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
-		       uint32_t rkey, uint64_t addr, __be32 imm)
+RC_INLINE void rc_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			  uint32_t rkey, uint64_t addr, __be32 imm)
 {
-	struct ibv_send_wr *wr = wr_new(ex_to_rcqp(qpx), op);
+	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 
-	if (!wr)
+	if (!wr_new(qp, op))
 		return;
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = addr;
-	wr->imm_data = imm;
+	if (op == IBV_WR_RDMA_READ && (qp->wr_cur.flags & IBV_SEND_INLINE)) {
+		wr_fail(qp, EINVAL, "IBV_SEND_INLINE with RDMA read");
+		return;
+	}
+	qp->wr_cur.rkey = rkey;
+	qp->wr_cur.remote_addr = addr;
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM)
+		qp->wr_cur.imm = imm;
 }
 
 static void rc_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
@@ -739,56 +847,81 @@ static void rc_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 			       const struct ibv_sge *sg)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
-	struct ibv_send_wr *wr = wr_cur(qp);
+	uint64_t len = 0;
+	size_t i;
 
-	if (!wr)
+	if (!wr_cur(qp))
 		return;
 	if (n > qp->max_send_sge) {
 		wr_fail(qp, EINVAL, "more SGEs than max_send_sge");
 		return;
 	}
-	if (n)
-		memcpy(wr->sg_list, sg, n * sizeof(*sg));
-	wr->num_sge = (int)n;
-	wr->send_flags &= ~IBV_SEND_INLINE;
+	if (qp->wr_cur.opcode == IBV_WR_RDMA_READ && n > MANA_MAX_RX_SGE) {
+		wr_fail(qp, EINVAL, "an RDMA read lands in a receive WQE: too many SGEs");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		len += sg[i].length;
+	if (len > RC_MAX_MSG) {
+		wr_fail(qp, EINVAL, "message longer than 2^31 bytes");
+		return;
+	}
+	wr_finish(qp, sg, (uint32_t)n, (uint32_t)len);
 }
 
 static void rc_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 			  uint32_t length)
 {
+	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
 
-	rc_wr_set_sge_list(qpx, 1, &sge);
+	if (mana_unlikely(!qp->wr_pending | (length > RC_MAX_MSG) |
+			  !qp->max_send_sge)) {
+		if (wr_cur(qp))
+			wr_fail(qp, EINVAL, "an SGE on a QP of max_send_sge 0, or longer than 2^31 bytes");
+		return;
+	}
+	wr_finish(qp, &sge, 1, length);
 }
 
 static void rc_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 				       const struct ibv_data_buf *buf)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
-	struct ibv_send_wr *wr = wr_cur(qp);
+	struct ibv_sge sge;
 	uint8_t *dst;
 	size_t i, len = 0;
 
-	if (!wr)
+	if (!wr_cur(qp))
 		return;
 	for (i = 0; i < n; i++)
 		len += buf[i].length;
-	if (len > qp->max_inline_data || wr->opcode == IBV_WR_RDMA_READ) {
+	if (len > qp->max_inline_data || qp->wr_cur.opcode == IBV_WR_RDMA_READ) {
 		wr_fail(qp, EINVAL, "inline data longer than max_inline_data (or on a read)");
 		return;
 	}
+	if (!len) {
+		wr_finish(qp, NULL, 0, 0);
+		return;
+	}
+	/* the bounce slot is the WR's own only once the SQ has room for it */
+	if (qp->wr_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
+	    qp->max_send_wr) {
+		qp->wr_pending = false;
+		wr_fail(qp, ENOMEM, "the send queue is full (more WRs than room for)");
+		return;
+	}
 	/* copied now: the caller may reuse its buffers when this returns */
-	dst = qp->wr_inline + (size_t)(qp->wr_count - 1) * qp->inline_stride;
-	wr->sg_list[0].addr = (uintptr_t)dst;
-	wr->sg_list[0].length = (uint32_t)len;
-	wr->sg_list[0].lkey = 0;
+	dst = qp->inline_buf + (size_t)(qp->wr_head & qp->swr_mask) * qp->inline_stride;
+	sge.addr = (uintptr_t)dst;
+	sge.length = (uint32_t)len;
+	sge.lkey = qp->inline_mr.ibv_mr.lkey;
 	for (i = 0; i < n; i++) {
 		if (buf[i].length)
 			memcpy(dst, buf[i].addr, buf[i].length);
 		dst += buf[i].length;
 	}
-	wr->num_sge = len ? 1 : 0;
-	wr->send_flags |= IBV_SEND_INLINE;
+	wr_finish(qp, &sge, 1, (uint32_t)len);
 }
 
 static void rc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
@@ -799,66 +932,78 @@ static void rc_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	rc_wr_set_inline_data_list(qpx, 1, &buf);
 }
 
-/*
- * ibv_wr_complete posts the whole batch or nothing: every WR checked and
- * the room for all of them found first (only the poller frees room).
- */
-static int wr_precheck(struct mana_rc_qp *qp)
+/* Undo an open batch: nothing of it was published. */
+static void wr_rollback(struct mana_rc_qp *qp)
 {
-	uint32_t i, rreq_bu = 0, used;
-	const struct rc_op *op;
-	uint64_t len;
-	int ret;
-
-	for (i = 0; i < qp->wr_count; i++) {
-		ret = check_wr(qp, &qp->wr_list[i], &op, &len);
-		if (ret)
-			return ret;
-		if (op->wqe_type == MANA_WQE_READ)
-			rreq_bu += gdma_wqe_size_bu(GDMA_OOB_SMALL,
-						    qp->wr_list[i].num_sge ?
-						    (uint32_t)qp->wr_list[i].num_sge : 1);
-	}
-	used = qp->sq_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE);
-	if (used + qp->wr_count > qp->max_send_wr ||
-	    rreq_bu > queue_free_bu(&qp->q[MANA_RC_RECV_QUEUE_REQUESTER])) {
-		mana_err(qp->qp.vqp.qp.context,
-			 "send queue of QP %u has no room for %u WRs",
-			 qp->qp.vqp.qp.qp_num, qp->wr_count);
-		return ENOMEM;
-	}
-	return 0;
+	qp->q[MANA_RC_SEND_QUEUE_REQUESTER].prod_bu = qp->wr_prod_bu;
+	qp->q[MANA_RC_RECV_QUEUE_REQUESTER].prod_bu = qp->wr_rreq_prod_bu;
+	qp->sq_psn = qp->wr_psn;
+	qp->ssn = qp->wr_ssn;
+	qp->wr_open = false;
+	qp->wr_ok = false;
+	qp->wr_pending = false;
 }
 
 static int rc_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
-	struct ibv_send_wr *bad;
-	uint32_t i;
+	struct ibv_qp *ibqp = &qp->qp.vqp.qp;
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	struct mana_rc_queue *rreq = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
+	uint32_t i, rtail;
 	int ret;
 
 	if (!qp->wr_open)
 		return EINVAL;
-	qp->wr_open = false;
-	if (qp->wr_err)
-		return qp->wr_err;
-	if (!qp->wr_count)
-		return 0;
-	ret = wr_precheck(qp);
-	if (ret)
+	if (qp->wr_pending)
+		wr_finish(qp, NULL, 0, 0);
+	ret = qp->wr_err;
+	if (!ret && ibqp->state != IBV_QPS_RTS) {
+		mana_err(ibqp->context, "QP %u is in state %d: post_send needs RTS",
+			 ibqp->qp_num, ibqp->state);
+		ret = EINVAL;
+	}
+	if (ret) {
+		wr_rollback(qp);
+		mana_spin_unlock(&qp->sq_lock);
 		return ret;
-	for (i = 0; i + 1 < qp->wr_count; i++)
-		qp->wr_list[i].next = &qp->wr_list[i + 1];
-	qp->wr_list[qp->wr_count - 1].next = NULL;
-	return mana_rc_post_send(&qp->qp.vqp.qp, qp->wr_list, &bad);
+	}
+	qp->wr_open = false;
+	qp->wr_ok = false;
+	if (qp->wr_head != qp->sq_head) {
+		/* READs' landing WQEs first, one doorbell each as post_send does */
+		rtail = qp->wr_rreq_prod_bu;
+		for (i = qp->sq_head; rreq->prod_bu != qp->wr_rreq_prod_bu &&
+		     i != qp->wr_head; i++) {
+			if (!qp->swr[i & qp->swr_mask].rreq_bu)
+				continue;
+			rtail += qp->swr[i & qp->swr_mask].rreq_bu;
+			ring(qp, GDMA_DB_RQ, GDMA_DB_OFF_RQ, rreq->id,
+			     gdma_wq_db_tail(rtail), 1);
+		}
+		__atomic_store_n(&qp->sq_head, qp->wr_head, __ATOMIC_RELEASE);
+		atomic_store_explicit(&qp->rollback->right,
+				      sq->prod_bu * GDMA_WQE_BU_SIZE,
+				      memory_order_relaxed);
+		ring(qp, GDMA_DB_SQ, GDMA_DB_OFF_SQ, sq->id,
+		     gdma_wq_db_tail(sq->prod_bu), 0);
+	}
+	if (qp->wr_arm) {
+		qp->armed = true;
+		mana_rc_ring_arm(qp, qp->wr_arm_psn);
+	}
+	mana_spin_unlock(&qp->sq_lock);
+	return 0;
 }
 
 static void rc_wr_abort(struct ibv_qp_ex *qpx)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 
-	qp->wr_open = false;
-	qp->wr_count = 0;
+	if (!qp->wr_open)
+		return;
+	wr_rollback(qp);
+	mana_spin_unlock(&qp->sq_lock);
 }
 
 static void rc_wr_unsupported(struct mana_rc_qp *qp)
@@ -923,16 +1068,6 @@ static void rc_wr_atomic_write(struct ibv_qp_ex *q, uint32_t r, uint64_t a,
 void mana_rc_init_ex_ops(struct mana_rc_qp *qp)
 {
 	struct ibv_qp_ex *x = &qp->qp.vqp.qp_ex;
-	size_t sge = qp->max_send_sge;
-
-	qp->wr_cap = qp->max_send_wr;
-	qp->wr_list = calloc(qp->wr_cap, sizeof(*qp->wr_list));
-	qp->wr_sges = calloc((size_t)qp->wr_cap * sge, sizeof(*qp->wr_sges));
-	if (!qp->inline_stride)
-		qp->inline_stride = (qp->max_inline_data + 63) & ~63u;
-	qp->wr_inline = calloc(qp->wr_cap, qp->inline_stride ? qp->inline_stride : 1);
-	if (!qp->wr_list || !qp->wr_sges || !qp->wr_inline)
-		qp->wr_cap = 0;	/* every wr_* then fails with ENOMEM */
 
 	x->wr_atomic_cmp_swp = rc_wr_atomic_cmp_swp;
 	x->wr_atomic_fetch_add = rc_wr_atomic_fetch_add;
