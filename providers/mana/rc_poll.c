@@ -22,6 +22,9 @@
 #include "rc.h"
 #include "rc_err.h"
 
+/* the poller's steps, inlined into each verb */
+#define RC_INLINE static inline __attribute__((always_inline))
+
 static inline uint32_t owner_bits(const uint8_t *cqe)
 {
 	return cqe[GDMA_CQE_SIZE - 1] & (GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT);
@@ -43,7 +46,7 @@ static void rc_cq_unlock(struct mana_cq *cq)
 
 enum { CQ_EMPTY, CQ_ENTRY, CQ_OVERRUN };
 
-static int cq_fetch(struct mana_cq *cq, const uint8_t **out)
+RC_INLINE int cq_fetch(struct mana_cq *cq, const uint8_t **out)
 {
 	const uint32_t lap_bit = 1u << GDMA_CQE_OWNER_SHIFT;
 	const uint32_t all = GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT;
@@ -69,19 +72,23 @@ static int cq_fetch(struct mana_cq *cq, const uint8_t **out)
 }
 
 /* The device must hear how far we got at least every 8 laps. */
-static void cq_maybe_ring(struct mana_cq *cq)
+static void cq_ring(struct mana_cq *cq)
 {
 	uint32_t index, tail;
 	uint64_t v;
 
-	if (cq->lap - cq->rang_lap < 4)
-		return;
 	index = cq->lap * cq->count +
 		(uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
 	tail = index % (cq->count << 3);
 	v = (uint64_t)cq->cqid | (uint64_t)tail << 32;
 	mana_ring_doorbell(to_mctx(cq->vcq.cq.context)->db_page, GDMA_DB_OFF_CQ, v);
 	cq->rang_lap = cq->lap;
+}
+
+RC_INLINE void cq_maybe_ring(struct mana_cq *cq)
+{
+	if (mana_unlikely(cq->lap - cq->rang_lap >= 4))
+		cq_ring(cq);
 }
 
 /* ---- QPs -------------------------------------------------------------- */
@@ -303,8 +310,8 @@ static inline uint64_t ld64(const uint8_t *p)
  * not come from a known QP, -1 if it is anything else (process_cqe() then
  * decodes it and reports what is odd).
  */
-static inline int recv_fast(struct mana_cq *cq, const uint8_t *raw,
-			    struct ibv_wc *wc)
+RC_INLINE int recv_fast(struct mana_cq *cq, const uint8_t *raw,
+			 struct ibv_wc *wc)
 {
 	uint64_t w0 = ld64(raw), w1 = ld64(raw + 8), w2, w7;
 	const struct mana_rc_rwr *e;
@@ -342,17 +349,14 @@ static inline int recv_fast(struct mana_cq *cq, const uint8_t *raw,
 	return 1;
 }
 
-/* One CQE: 1 if it gave a completion in @wc, else 0. */
-static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc)
+/* Any CQE but the usual receive: 1 if it gave a completion in @wc, else 0. */
+static int process_cqe_slow(struct mana_cq *cq, const uint8_t *raw,
+			    struct ibv_wc *wc)
 {
 	struct mana_rdma_cqe c;
 	struct mana_rc_qp *qp;
 	struct gdma_cqe g;
 	bool send;
-	int r = recv_fast(cq, raw, wc);
-
-	if (r >= 0)
-		return r;
 
 	if (gdma_cqe_decode(raw, &g) || mana_rdma_cqe_decode(g.data, &c)) {
 		bad_cqe(cq, raw);
@@ -393,6 +397,15 @@ static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc
 	default:
 		return recv_cqe(qp, &c, wc);
 	}
+}
+
+/* One CQE: 1 if it gave a completion in @wc, else 0. */
+RC_INLINE int process_cqe(struct mana_cq *cq, const uint8_t *raw,
+			  struct ibv_wc *wc)
+{
+	if (recv_fast(cq, raw, wc) > 0)
+		return 1;
+	return process_cqe_slow(cq, raw, wc);
 }
 
 /* Up to @max completions, CQ lock held; -1 if the CQ overflowed. */
@@ -453,7 +466,18 @@ static inline struct mana_cq *ex_cq(struct ibv_cq_ex *cq)
 
 static int ex_fetch(struct mana_cq *cq)
 {
-	int n = poll_locked(cq, 1, &cq->rc_cur);
+	const uint8_t *cqe;
+	int n = 0;
+
+	/*
+	 * The usual next entry, a CQE of its own (nothing due without one):
+	 * straight to process_cqe() instead of poll_locked()'s loop.
+	 */
+	if (!cq->rc_due && cq_fetch(cq, &cqe) == CQ_ENTRY &&
+	    (n = process_cqe(cq, cqe, &cq->rc_cur)))
+		cq_maybe_ring(cq);
+	else
+		n = poll_locked(cq, 1, &cq->rc_cur);
 
 	if (n <= 0)
 		return n < 0 ? EOVERFLOW : ENOENT;
