@@ -920,6 +920,7 @@ static void case_bad_ex(void)
 {
 	struct ibv_wc wc[4];
 	struct ibv_qp_ex *x;
+	unsigned int k;
 	struct side *a, *b;
 	struct env e;
 
@@ -958,6 +959,44 @@ static void case_bad_ex(void)
 	CHECK_ERRNO(ibv_wr_complete(x), 0);
 	CHECK(wait_wc(a->cq, wc, 1) == 1 && wc[0].wr_id == 3 &&
 	      wc[0].status == IBV_WC_SUCCESS, "the next batch completes");
+	/*
+	 * WQEs are written as the WRs come: a batch that fails after some
+	 * (one more than the SQ holds; a READ, then an unsupported WR) must
+	 * take its WQEs, PSNs and the READ's landing WQE back, or the next
+	 * batch goes out with the wrong PSNs and lands in the wrong place.
+	 */
+	ibv_wr_start(x);
+	for (k = 0; k <= DEPTH; k++) {
+		x->wr_id = 100 + k;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(x, b->mr->rkey, (uintptr_t)b->buf);
+		ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf, 8);
+	}
+	CHECK_ERRNO(ibv_wr_complete(x), ENOMEM);
+	ibv_wr_start(x);
+	x->wr_id = 200;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(x, b->mr->rkey, (uintptr_t)b->buf + 4096);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf + 4096, 16);
+	ibv_wr_atomic_fetch_add(x, b->mr->rkey, (uintptr_t)b->buf, 1);
+	CHECK_ERRNO(ibv_wr_complete(x), EOPNOTSUPP);
+	CHECK(drain_extra(a->cq) == 0 && drain_extra(b->cq) == 0,
+	      "a batch that failed after some WRs posts nothing");
+	for (k = 0; k < 16; k++)
+		b->buf[8192 + k] = (uint8_t)(0xa0 + k);
+	ibv_wr_start(x);
+	x->wr_id = 4;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(x, b->mr->rkey, (uintptr_t)b->buf + 8192);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf + 8192, 16);
+	x->wr_id = 5;
+	ibv_wr_rdma_write(x, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf, 8);
+	CHECK_ERRNO(ibv_wr_complete(x), 0);
+	CHECK(wait_wc(a->cq, wc, 2) == 2 && wc[0].wr_id == 4 && wc[1].wr_id == 5 &&
+	      wc[0].status == IBV_WC_SUCCESS && wc[1].status == IBV_WC_SUCCESS &&
+	      !memcmp(a->buf + 8192, b->buf + 8192, 16),
+	      "after the rolled-back batches a READ and a WRITE complete, the READ's data in place");
 out:
 	env_close(&e);
 }
