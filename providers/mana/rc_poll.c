@@ -464,7 +464,7 @@ static inline struct mana_cq *ex_cq(struct ibv_cq_ex *cq)
 	return container_of(cq, struct mana_cq, vcq.cq_ex);
 }
 
-static int ex_fetch(struct mana_cq *cq)
+RC_INLINE int ex_fetch(struct mana_cq *cq)
 {
 	const uint8_t *cqe;
 	int n = 0;
