@@ -443,7 +443,8 @@ static int floor_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	qp->sq_psn = psn;
 	qp->ssn = ssn;
 	__atomic_store_n(&qp->sq_head, head, __ATOMIC_RELEASE);
-	qp->rollback->right = sq->prod_bu * GDMA_WQE_BU_SIZE;
+	atomic_store_explicit(&qp->rollback->right, sq->prod_bu * GDMA_WQE_BU_SIZE,
+			      memory_order_relaxed);
 	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_SQ,
 			   sq->id | (uint64_t)(sq->prod_bu * GDMA_WQE_BU_SIZE) << 32);
 	if (arm) {
@@ -524,7 +525,8 @@ static int floor_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
 				cq->rc_due = false;
 			}
 			sq->cons_bu = cons;
-			sqp->rollback->left = cons * GDMA_WQE_BU_SIZE;
+			atomic_store_explicit(&sqp->rollback->left, cons * GDMA_WQE_BU_SIZE,
+					      memory_order_relaxed);
 			__atomic_store_n(&sqp->sq_tail, tail, __ATOMIC_RELEASE);
 			continue;
 		}
