@@ -1118,7 +1118,33 @@ static void case_wqe_api(bool ex)
 		};
 		o.psn = qa->sq_psn;
 		o.ssn = qa->ssn;
-		CHECK_ERRNO(post_one(&e, a, &wr), 0);
+		if (ex && n == 1 && !shapes[i].inl) {
+			/* ibv_wr_set_sge: its own one-SGE path */
+			struct ibv_qp_ex *x = ibv_qp_to_qp_ex(a->qp);
+
+			ibv_wr_start(x);
+			x->wr_id = wr.wr_id;
+			x->wr_flags = (unsigned int)wr.send_flags;
+			switch (wr.opcode) {
+			case IBV_WR_SEND:
+				ibv_wr_send(x);
+				break;
+			case IBV_WR_SEND_WITH_IMM:
+				ibv_wr_send_imm(x, wr.imm_data);
+				break;
+			case IBV_WR_RDMA_WRITE_WITH_IMM:
+				ibv_wr_rdma_write_imm(x, wr.wr.rdma.rkey,
+						      wr.wr.rdma.remote_addr, wr.imm_data);
+				break;
+			default:
+				ibv_wr_rdma_write(x, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
+				break;
+			}
+			ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+			CHECK_ERRNO(ibv_wr_complete(x), 0);
+		} else {
+			CHECK_ERRNO(post_one(&e, a, &wr), 0);
+		}
 
 		switch (shapes[i].op) {
 		case IBV_WR_SEND:

@@ -874,7 +874,56 @@ static void rc_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	const struct rc_op *op = &rc_ops[qp->wr_cur.opcode];
+	uint32_t head = qp->wr_head, psn = qp->sq_psn, flags = qp->wr_cur.flags;
+	uint32_t off = gdma_wqe_ring_offset(sq->prod_bu, sq->ring_size);
+	uint64_t *w = (uint64_t *)((uint8_t *)sq->buf.addr + off);
+	struct mana_rc_swr *e = &qp->swr[head & qp->swr_mask];
+	bool sig;
 
+	/* the usual: one packet's SEND or WRITE, not at the ring's end, room */
+	if (mana_likely(qp->wr_pending && length <= qp->mtu && qp->max_send_sge &&
+			(op->wqe_type == MANA_WQE_RC_SEND ||
+			 op->wqe_type == MANA_WQE_WRITE) &&
+			off + 2 * GDMA_WQE_BU_SIZE <= sq->ring_size &&
+			head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) <
+			qp->max_send_wr)) {
+		sig = !!((flags & IBV_SEND_SIGNALED) | qp->sq_sig_all);
+		w[0] = htole64(1 | (uint64_t)(2u | 6u << 8 | qp->mtu << 16 |
+			       (uint32_t)(op->wqe_type != MANA_WQE_WRITE) << 30) << 32);
+		w[1] = htole64((uint64_t)(op->wqe_type | !!(flags & IBV_SEND_FENCE) << 5 |
+					  (uint32_t)sig << 6 |
+					  !!(flags & IBV_SEND_SOLICITED) << 7 | psn << 8) |
+			       (uint64_t)qp->ssn << 32);
+		if (op->wqe_type == MANA_WQE_WRITE) {
+			w[2] = htole64(qp->wr_cur.remote_addr >> 32 |
+				       qp->wr_cur.remote_addr << 32);
+			w[3] = htole64((uint64_t)qp->wr_cur.rkey | (uint64_t)length << 32);
+		} else {
+			w[2] = w[3] = 0;
+		}
+		w[4] = htole64(addr);
+		w[5] = htole64((uint64_t)lkey | (uint64_t)length << 32);
+		w[6] = w[7] = 0;
+		sq->prod_bu += 2;
+		e->wr_id = qp->wr_cur.wr_id;
+		e->end_psn = psn;
+		e->byte_len = length;
+		e->size_bu = 2;
+		e->rreq_bu = 0;
+		e->opcode = op->wc_opcode;
+		e->signaled = sig;
+		qp->sq_psn = mana_rc_psn_add(psn, 1);
+		qp->ssn = mana_rc_psn_add(qp->ssn, 1);
+		if (sig && !qp->armed && !qp->wr_arm) {
+			qp->wr_arm = true;
+			qp->wr_arm_psn = psn;
+		}
+		qp->wr_head = head + 1;
+		qp->wr_pending = false;
+		return;
+	}
 	if (mana_unlikely(!qp->wr_pending | (length > RC_MAX_MSG) |
 			  !qp->max_send_sge)) {
 		if (wr_cur(qp))
