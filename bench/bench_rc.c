@@ -17,6 +17,20 @@
  * trap's entry turns collection off) and divides by the operation count.
  * default: operations/s and MB/s per mode, device running freely.
  * Every received byte is checked in both runs.
+ *
+ *   wf  RDMA WRITE, the floor: ibv_post_send + ibv_poll_cq reach
+ *       floor_post_send()/floor_poll_cq() below instead of the provider's
+ *   sf  SEND + RECV, the floor, with floor_post_recv()
+ *
+ * The floor is a minimal honest RC datapath for exactly this workload
+ * (one SGE, SEND or WRITE, one QP per CQ, one thread), installed in the
+ * context's ops behind the same libibverbs inline wrappers: it builds the
+ * same WQEs, keeps the same shadow records and PSNs, rings the same
+ * doorbells (SQ, RQ, arm) and fills the same work completions as the
+ * provider, on the provider's own queues, but checks nothing, takes no
+ * lock and handles no other case.  What the provider costs beyond it is
+ * the price of its checks and generality.  It needs this tree's libmana
+ * (its private QP and CQ layout): --modes= picks modes for another one.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,6 +44,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <valgrind/callgrind.h>
+
+#include "providers/mana/rc.h"
 
 #define BURST 32
 #define DEPTH 128		/* send and receive queue depth, > 2 bursts */
@@ -374,19 +390,215 @@ __attribute__((noinline)) static int sx_poll(struct bench *b, int *recvs)
 	return x_drain(b, 0, false);
 }
 
+/* ---- the floor -------------------------------------------------------------- */
+
+static int floor_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad)
+{
+	struct mana_rc_qp *qp = to_mrcqp(ibqp);
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	uint32_t head = qp->sq_head, psn = qp->sq_psn, ssn = qp->ssn;
+	uint32_t arm_psn = 0, shift = __builtin_ctz(qp->mtu);
+	bool arm = false;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		uint32_t off = (sq->prod_bu * GDMA_WQE_BU_SIZE) & (sq->ring_size - 1);
+		uint64_t *w = (uint64_t *)((uint8_t *)sq->buf.addr + off);
+		bool write = wr->opcode == IBV_WR_RDMA_WRITE;
+		uint32_t len = wr->sg_list->length, sig = !!(wr->send_flags & IBV_SEND_SIGNALED);
+		uint32_t end = (psn + (len ? (len - 1) >> shift : 0)) & MANA_RC_PSN_MASK;
+		struct mana_rc_swr *e = &qp->swr[head & qp->swr_mask];
+
+		/* room in the SQ, and a 2-unit WQE never wraps an even producer */
+		if (head - qp->sq_tail >= qp->max_send_wr || (sq->prod_bu & 1)) {
+			*bad = wr;
+			ret = ENOMEM;
+			break;
+		}
+		w[0] = 1 | (uint64_t)(2u | 6u << 8 | qp->mtu << 16 | (uint32_t)!write << 30) << 32;
+		w[1] = (write ? MANA_WQE_WRITE : MANA_WQE_RC_SEND) | sig << 6 | psn << 8 |
+		       (uint64_t)ssn << 32;
+		w[2] = write ? wr->wr.rdma.remote_addr >> 32 | wr->wr.rdma.remote_addr << 32 : 0;
+		w[3] = write ? wr->wr.rdma.rkey | (uint64_t)len << 32 : 0;
+		w[4] = wr->sg_list->addr;
+		w[5] = wr->sg_list->lkey | (uint64_t)len << 32;
+		w[6] = w[7] = 0;
+		e->wr_id = wr->wr_id;
+		e->end_psn = end;
+		e->byte_len = len;
+		e->size_bu = 2;
+		e->rreq_bu = 0;
+		e->opcode = write ? IBV_WC_RDMA_WRITE : IBV_WC_SEND;
+		e->signaled = sig;
+		if (sig && !qp->armed && !arm) {
+			arm = true;
+			arm_psn = end;
+		}
+		psn = (end + 1) & MANA_RC_PSN_MASK;
+		ssn = (ssn + 1) & MANA_RC_PSN_MASK;
+		sq->prod_bu += 2;
+		head++;
+	}
+	qp->sq_psn = psn;
+	qp->ssn = ssn;
+	__atomic_store_n(&qp->sq_head, head, __ATOMIC_RELEASE);
+	atomic_store_explicit(&qp->rollback->right, sq->prod_bu * GDMA_WQE_BU_SIZE,
+			      memory_order_relaxed);
+	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_SQ,
+			   sq->id | (uint64_t)(sq->prod_bu * GDMA_WQE_BU_SIZE) << 32);
+	if (arm) {
+		qp->armed = true;
+		mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_RQ_CLIENT,
+				   qp->q[MANA_RC_RECV_QUEUE_REQUESTER].id | 1u << 24 |
+				   (uint64_t)arm_psn << 32);
+	}
+	return ret;
+}
+
+static int floor_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad)
+{
+	struct mana_rc_qp *qp = to_mrcqp(ibqp);
+	struct mana_rc_queue *rq = &qp->q[MANA_RC_RECV_QUEUE_RESPONDER];
+	uint32_t head = qp->rq_head, count = 0;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		uint64_t *w = (uint64_t *)((uint8_t *)rq->buf.addr +
+					   ((rq->prod_bu * GDMA_WQE_BU_SIZE) & (rq->ring_size - 1)));
+		struct mana_rc_rwr *e = &qp->rwr[head & qp->rwr_mask];
+
+		if (head - qp->rq_tail >= qp->max_recv_wr) {
+			*bad = wr;
+			ret = ENOMEM;
+			break;
+		}
+		w[0] = (uint64_t)(1u | 2u << 8) << 32;
+		w[1] = 0;
+		w[2] = wr->sg_list->addr;
+		w[3] = wr->sg_list->lkey | (uint64_t)wr->sg_list->length << 32;
+		e->wr_id = wr->wr_id;
+		e->start_bu = rq->prod_bu++;
+		e->size_bu = 1;
+		head++;
+		count++;
+	}
+	__atomic_store_n(&qp->rq_head, head, __ATOMIC_RELEASE);
+	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_RQ, rq->id | (uint64_t)count << 24 |
+			   (uint64_t)(rq->prod_bu * GDMA_WQE_BU_SIZE) << 32);
+	return ret;
+}
+
+static int floor_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
+{
+	const uint32_t all = GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT;
+	struct mana_cq *cq = to_mcq(ibcq);
+	struct mana_rc_qp *sqp = cq->rc_send_qps, *rqp = cq->rc_recv_qps;
+	int n = 0;
+
+	while (n < num) {
+		/* send completions the last ARMED_CMPL made due */
+		if (cq->rc_due) {
+			struct mana_rc_queue *sq = &sqp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+			uint32_t tail = sqp->sq_tail, cons = sq->cons_bu;
+			const struct mana_rc_swr *e = NULL;
+
+			for (; tail != sqp->sq_head; tail++) {
+				e = &sqp->swr[tail & sqp->swr_mask];
+				if (!mana_rc_psn_le(e->end_psn, sqp->acked_psn))
+					break;
+				cons += e->size_bu;
+				if (e->signaled)
+					break;
+			}
+			if (tail != sqp->sq_head && e->signaled &&
+			    mana_rc_psn_le(e->end_psn, sqp->acked_psn)) {
+				memset(&wc[n], 0, sizeof(wc[n]));
+				wc[n].wr_id = e->wr_id;
+				wc[n].opcode = e->opcode;
+				wc[n].byte_len = e->byte_len;
+				wc[n].qp_num = sqp->qp.vqp.qp.qp_num;
+				n++;
+				tail++;
+			} else {
+				cq->rc_due = false;
+			}
+			sq->cons_bu = cons;
+			atomic_store_explicit(&sqp->rollback->left, cons * GDMA_WQE_BU_SIZE,
+					      memory_order_relaxed);
+			__atomic_store_n(&sqp->sq_tail, tail, __ATOMIC_RELEASE);
+			continue;
+		}
+		const uint8_t *cqe = cq->next_cqe;
+		uint32_t owner = cqe[GDMA_CQE_SIZE - 1] & all;
+		uint32_t dw0, dw2;
+
+		if (owner != cq->owner_bits)
+			break;	/* empty (or overrun: not the floor's business) */
+		atomic_thread_fence(memory_order_acquire);
+		if (cqe + GDMA_CQE_SIZE == cq->end_cqe) {
+			cq->next_cqe = cq->buf.addr;
+			cq->lap++;
+			cq->owner_bits = (cq->lap & GDMA_OWNER_MASK) << GDMA_CQE_OWNER_SHIFT;
+		} else {
+			cq->next_cqe = cqe + GDMA_CQE_SIZE;
+		}
+		memcpy(&dw0, cqe, 4);
+		memcpy(&dw2, cqe + 8, 4);
+		if ((uint8_t)dw0 == MANA_RDMA_CQE_ARMED_CMPL) {
+			sqp->acked_psn = dw2 & MANA_RC_PSN_MASK;
+			sqp->armed = false;	/* one signaled WR per post list here */
+			cq->rc_due = true;
+		} else {	/* MANA_RDMA_CQE_RC_SEND */
+			const struct mana_rc_rwr *e = &rqp->rwr[rqp->rq_tail & rqp->rwr_mask];
+
+			memset(&wc[n], 0, sizeof(wc[n]));
+			wc[n].wr_id = e->wr_id;
+			wc[n].opcode = IBV_WC_RECV;
+			memcpy(&wc[n].byte_len, cqe + 4, 4);
+			wc[n].qp_num = rqp->qp.vqp.qp.qp_num;
+			wc[n].src_qp = rqp->attr.dest_qp_num;
+			n++;
+			rqp->q[MANA_RC_RECV_QUEUE_RESPONDER].cons_bu = e->start_bu + e->size_bu;
+			__atomic_store_n(&rqp->rq_tail, rqp->rq_tail + 1, __ATOMIC_RELEASE);
+		}
+	}
+	/* the device hears the consumer every few laps */
+	if (cq->lap - cq->rang_lap >= 4) {
+		uint32_t index = cq->lap * cq->count +
+			(uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
+
+		mana_ring_doorbell(to_mctx(ibcq->context)->db_page, GDMA_DB_OFF_CQ,
+				   cq->cqid | (uint64_t)(index % (cq->count << 3)) << 32);
+		cq->rang_lap = cq->lap;
+	}
+	return n;
+}
+
 /* ---- driver ---------------------------------------------------------------- */
 
 struct mode {
 	const char *name, *what;
-	bool ex, send;
+	bool ex, send, floor;
 };
 
 static const struct mode modes[] = {
-	{ "wv", "RDMA WRITE, ibv_post_send + ibv_poll_cq", false, false },
-	{ "sv", "SEND+RECV, ibv_post_recv/send + ibv_poll_cq", false, true },
-	{ "wx", "RDMA WRITE, ibv_wr_* + ibv_start_poll", true, false },
-	{ "sx", "SEND+RECV, ibv_post_recv + ibv_wr_* + ibv_start_poll", true, true },
+	{ "wv", "RDMA WRITE, ibv_post_send + ibv_poll_cq", false, false, false },
+	{ "sv", "SEND+RECV, ibv_post_recv/send + ibv_poll_cq", false, true, false },
+	{ "wx", "RDMA WRITE, ibv_wr_* + ibv_start_poll", true, false, false },
+	{ "sx", "SEND+RECV, ibv_post_recv + ibv_wr_* + ibv_start_poll", true, true, false },
+	{ "wf", "RDMA WRITE, the floor behind ibv_post_send + ibv_poll_cq", false, false, true },
+	{ "sf", "SEND+RECV, the floor behind ibv_post_recv/send + ibv_poll_cq", false, true, true },
 };
+
+/* The floor's functions in the context's ops (the QPs and CQs are ours). */
+static void use_floor(struct bench *b)
+{
+	b->ctx->ops.post_send = floor_post_send;
+	b->ctx->ops.post_recv = floor_post_recv;
+	b->ctx->ops.poll_cq = floor_poll_cq;
+}
 
 /* Stamp the sources of the next burst: every byte tells its burst. */
 static void stamp(struct bench *b)
@@ -465,6 +677,8 @@ static int profile(const struct mode *m, unsigned int bursts)
 
 	if (setup(&b, m->ex, op))
 		return 1;
+	if (m->floor)
+		use_floor(&b);
 	for (i = 0; i < 4 && !ret; i++)	/* warm up: first laps of the rings */
 		ret = burst(&b, m, true);
 	b.ops = b.polls = 0;
@@ -500,6 +714,8 @@ static double throughput(const struct mode *m, double secs)
 
 	if (setup(&b, m->ex, op))
 		return 0;
+	if (m->floor)
+		use_floor(&b);
 	start = now();
 	do {
 		ret = burst(&b, m, false);
@@ -514,9 +730,24 @@ static double throughput(const struct mode *m, double secs)
 	return b.ops / elapsed;
 }
 
+/* Is @m in the comma-separated list @only (NULL: every mode)? */
+static bool wanted(const struct mode *m, const char *only)
+{
+	size_t n = strlen(m->name);
+	const char *p;
+
+	if (!only)
+		return true;
+	for (p = only; (p = strstr(p, m->name)); p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int bursts = 1000, i;
+	const char *only = NULL;
 	bool callgrind = false;
 	double secs = 2.0;
 	int ret = 0, a;
@@ -530,9 +761,11 @@ int main(int argc, char **argv)
 			bursts = (unsigned int)atoi(argv[a] + 9);
 		else if (!strncmp(argv[a], "--seconds=", 10))
 			secs = atof(argv[a] + 10);
+		else if (!strncmp(argv[a], "--modes=", 8))
+			only = argv[a] + 8;
 		else {
 			fprintf(stderr, "usage: bench_rc [--callgrind [--bursts=N]] "
-				"[--size=BYTES] [--seconds=S]\n");
+				"[--size=BYTES] [--seconds=S] [--modes=wv,sv,wx,sx,wf,sf]\n");
 			return 2;
 		}
 	}
@@ -548,12 +781,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-			ret |= profile(&modes[i], bursts);
+			if (wanted(&modes[i], only))
+				ret |= profile(&modes[i], bursts);
 		return ret;
 	}
 	printf("%-4s %14s %10s  %s\n", "mode", "ops/s", "MB/s", "");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		double r = throughput(&modes[i], secs);
+		double r;
+
+		if (!wanted(&modes[i], only))
+			continue;
+		r = throughput(&modes[i], secs);
 
 		if (!r)
 			ret = 1;

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Datapath benchmarks (not tests).  Usage: bench/run.sh [BUILD_DIR] [SECONDS]
+# Datapath benchmarks (not tests).
+# Usage: bench/run.sh [--sections=1,2,3,4,5] [--other=DIR] [BUILD_DIR] [SECONDS]
+#
+# --sections: run only these sections (default all).
+# --other=DIR: section 4 also runs the same bench_rc (classic verbs modes)
+#   on another libibverbs + libmana, e.g. rdma-core built in place
+#   (DIR/lib holds its libibverbs.so.1 and libmana.so.1, and its
+#   libibverbs finds its provider by its own configuration), under the same
+#   emulator with --provider=system, and prints both and the ratio.
 #
 # 1. Instructions per frame, counted by callgrind (repeatable on a noisy
 #    machine): only the application-side functions of bench_datapath.c are
@@ -10,8 +18,24 @@
 # 2. Frames per second with 1 and 4 queue pairs, as ratios to the manadv
 #    datapath measured in the same run.
 set -euo pipefail
+SECTIONS=1,2,3,4,5
+OTHER=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sections=*) SECTIONS=${1#--sections=} ;;
+	--other=*) OTHER=${1#--other=} ;;
+	--*) echo "bench/run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
 BUILD=${1:-build}
 SECS=${2:-2}
+section() { [[ ",$SECTIONS," == *",$1,"* ]]; }
+if [ -n "$OTHER" ] && [ ! -e "$OTHER/lib/libibverbs.so.1" ]; then
+	echo "bench/run.sh: --other=$OTHER has no lib/libibverbs.so.1" >&2
+	exit 2
+fi
 EMU="$BUILD/bin/mana-emu"
 BENCH="$BUILD/bin/bench_datapath"
 OUT=$(mktemp -d)
@@ -26,35 +50,39 @@ done
 # entering the trap's signal handler turns collection off until it returns
 COLLECT="$COLLECT --toggle-collect=mana_trap_entry"
 
-"$EMU" -- valgrind --tool=callgrind $VG_TRAP --collect-atstart=no $COLLECT \
-	--callgrind-out-file="$OUT/cg.%p" "$BENCH" --callgrind >"$OUT/log" 2>&1 || {
-	cat "$OUT/log" >&2
-	exit 1
-}
-grep '^profile' "$OUT/log"
-
-frames=$(( 2000 * 32 ))
 declare -A ir
-for f in "$OUT"/cg.*; do
-	mode=$(sed -n 's/^desc: Trigger: Client Request: mode-\(.\)$/\1/p' "$f")
-	[ -n "$mode" ] || continue
-	total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
-	ir[$mode]=$total
-done
-for m in a b c; do
-	[ -n "${ir[$m]:-}" ] || { echo "no profile for mode $m" >&2; exit 1; }
-done
-echo
-echo "instructions per frame (64 B, bursts of 32, callgrind, emulator excluded)"
-awk -v a="${ir[a]}" -v b="${ir[b]}" -v c="${ir[c]}" -v n="$frames" 'BEGIN {
-	printf "  (a) post_send + post_wq_recv + poll_cq   %7.1f\n", a / n
-	printf "  (b) ibv_wr_* + ibv_start_poll            %7.1f\n", b / n
-	printf "  (c) manadv direct datapath               %7.1f\n", c / n
-	printf "  (a)/(c) %.2f   (b)/(c) %.2f\n", a / c, b / c
-}'
-echo
-echo "throughput (loopback, emulator included, ${SECS}s per cell)"
-"$EMU" -- "$BENCH" --seconds "$SECS"
+frames=$(( 2000 * 32 ))
+if section 1; then
+	"$EMU" -- valgrind --tool=callgrind $VG_TRAP --collect-atstart=no $COLLECT \
+		--callgrind-out-file="$OUT/cg.%p" "$BENCH" --callgrind >"$OUT/log" 2>&1 || {
+		cat "$OUT/log" >&2
+		exit 1
+	}
+	grep '^profile' "$OUT/log"
+
+	for f in "$OUT"/cg.*; do
+		mode=$(sed -n 's/^desc: Trigger: Client Request: mode-\(.\)$/\1/p' "$f")
+		[ -n "$mode" ] || continue
+		total=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
+		ir[$mode]=$total
+	done
+	for m in a b c; do
+		[ -n "${ir[$m]:-}" ] || { echo "no profile for mode $m" >&2; exit 1; }
+	done
+	echo
+	echo "instructions per frame (64 B, bursts of 32, callgrind, emulator excluded)"
+	awk -v a="${ir[a]}" -v b="${ir[b]}" -v c="${ir[c]}" -v n="$frames" 'BEGIN {
+		printf "  (a) post_send + post_wq_recv + poll_cq   %7.1f\n", a / n
+		printf "  (b) ibv_wr_* + ibv_start_poll            %7.1f\n", b / n
+		printf "  (c) manadv direct datapath               %7.1f\n", c / n
+		printf "  (a)/(c) %.2f   (b)/(c) %.2f\n", a / c, b / c
+	}'
+fi
+if section 2; then
+	echo
+	echo "throughput (loopback, emulator included, ${SECS}s per cell)"
+	"$EMU" -- "$BENCH" --seconds "$SECS"
+fi
 
 # 3. The emulated device itself: loopback frames/s (mana-pktgen, native, 1
 #    queue) and the device thread's instructions per frame (callgrind, every
@@ -74,64 +102,120 @@ device_ir() {	# QUEUES SIZE -> "instr/frame syscalls/frame"
 	awk -v ir="$ir" -v m=$((3 * (bursts + 4) * q * 32)) -v c="$calls" \
 		'BEGIN { printf "%.1f %s\n", ir / m, c }'
 }
-echo
-echo "emulated device, loopback (instr/frame: device thread, callgrind)"
-printf "  %-6s %-6s %12s %12s %16s\n" queues size frames/s instr/frame syscalls/frame
-for q in 1 4; do
-	for size in 64 1500; do
-		fps=-
-		if [ "$q" = 1 ]; then
-			n=200000
-			t0=$(date +%s.%N)
-			"$EMU" -- "$BUILD/bin/mana-pktgen" --frames=$n --size=$size \
-				--queues=1 --flows=1 --quiet >/dev/null
-			t1=$(date +%s.%N)
-			fps=$(awk -v n=$n -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
-		fi
-		read -r ipf spf < <(device_ir "$q" "$size")
-		printf "  %-6s %-6s %12s %12s %16s\n" "$q" "$size" "$fps" "$ipf" "$spf"
+if section 3; then
+	echo
+	echo "emulated device, loopback (instr/frame: device thread, callgrind)"
+	printf "  %-6s %-6s %12s %12s %16s\n" queues size frames/s instr/frame syscalls/frame
+	for q in 1 4; do
+		for size in 64 1500; do
+			fps=-
+			if [ "$q" = 1 ]; then
+				n=200000
+				t0=$(date +%s.%N)
+				"$EMU" -- "$BUILD/bin/mana-pktgen" --frames=$n --size=$size \
+					--queues=1 --flows=1 --quiet >/dev/null
+				t1=$(date +%s.%N)
+				fps=$(awk -v n=$n -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
+			fi
+			read -r ipf spf < <(device_ir "$q" "$size")
+			printf "  %-6s %-6s %12s %12s %16s\n" "$q" "$size" "$fps" "$ipf" "$spf"
+		done
 	done
-done
+fi
 
 # 4. RC queue pairs (issue 12): two RC QPs of one process connected over the
 #    loopback wire (bench_rc.c), 64-byte RDMA WRITE and SEND+RECV in bursts
 #    of 32, the last signaled.  Instructions per operation as in 1. (only
-#    bench_rc's own post/poll functions, the trap's entry excluded), then
-#    operations/s with the device running freely.
+#    bench_rc's own post/poll functions, the trap's entry excluded): the
+#    classic verbs, ibv_wr_* + ibv_start_poll, the floor (bench_rc.c's
+#    minimal RC datapath behind the same wrappers) and, with --other, the
+#    classic verbs on another libmana; then operations/s with the device
+#    running freely.
 RC_EMU=("$EMU" --netdev-up --ip=10.0.0.1/24)
 RC_BURSTS=1000
-COLLECT=""
+RC_COLLECT=""
 for fn in wv_post wv_poll sv_post sv_poll wx_post wx_poll sx_post sx_poll; do
-	COLLECT="$COLLECT --toggle-collect=$fn"
+	RC_COLLECT="$RC_COLLECT --toggle-collect=$fn"
 done
-COLLECT="$COLLECT --toggle-collect=mana_trap_entry"
-"${RC_EMU[@]}" -- valgrind --tool=callgrind $VG_TRAP --collect-atstart=no $COLLECT \
-	--callgrind-out-file="$OUT/rc.%p" "$BUILD/bin/bench_rc" --callgrind \
-	--bursts=$RC_BURSTS >"$OUT/rc.log" 2>&1 || { cat "$OUT/rc.log" >&2; exit 1; }
-echo
-grep '^profile' "$OUT/rc.log"
+RC_COLLECT="$RC_COLLECT --toggle-collect=mana_trap_entry"
 declare -A rcir
-for f in "$OUT"/rc.*; do
-	mode=$(sed -n 's/^desc: Trigger: Client Request: rc-\(..\)$/\1/p' "$f")
-	[ -n "$mode" ] || continue
-	rcir[$mode]=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
-done
-for m in wv sv wx sx; do
-	[ -n "${rcir[$m]:-}" ] || { echo "no profile for rc-$m" >&2; exit 1; }
-done
-echo
-echo "RC: instructions per operation (64 B, bursts of 32, signaled every 32, callgrind, emulator excluded)"
-awk -v wv="${rcir[wv]}" -v sv="${rcir[sv]}" -v wx="${rcir[wx]}" -v sx="${rcir[sx]}" \
-	-v n=$((RC_BURSTS * 32)) -v a="${ir[a]}" -v fr="$frames" 'BEGIN {
-	a /= fr
-	printf "  RDMA WRITE, ibv_post_send + ibv_poll_cq                  %7.1f  (%.2f x raw (a))\n", wv / n, wv / n / a
-	printf "  SEND+RECV,  ibv_post_recv + ibv_post_send + ibv_poll_cq  %7.1f  (%.2f x raw (a))\n", sv / n, sv / n / a
-	printf "  RDMA WRITE, ibv_wr_* + ibv_start_poll                    %7.1f  (%.2f x raw (a))\n", wx / n, wx / n / a
-	printf "  SEND+RECV,  ibv_post_recv + ibv_wr_* + ibv_start_poll    %7.1f  (%.2f x raw (a))\n", sx / n, sx / n / a
-}'
-echo
-echo "RC: operations/s in one process (loopback, emulator included, ${SECS}s per mode)"
-"${RC_EMU[@]}" -- "$BUILD/bin/bench_rc" --seconds="$SECS"
+
+# rc_profile TAG [ENV...] -- [MANA-EMU OPTION...] -- [BENCH OPTION...]:
+# callgrind counts per mode into rcir[TAG-MODE]
+rc_profile() {
+	local tag=$1 envs=() emuopts=() f mode
+	shift
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	while [ "$1" != -- ]; do emuopts+=("$1"); shift; done
+	shift
+	rm -f "$OUT"/rc.*
+	env "${envs[@]}" "${RC_EMU[@]}" "${emuopts[@]}" -- valgrind --tool=callgrind \
+		$VG_TRAP --collect-atstart=no $RC_COLLECT --callgrind-out-file="$OUT/rc.%p" \
+		"$BUILD/bin/bench_rc" --callgrind --bursts=$RC_BURSTS "$@" \
+		>"$OUT/rc.log" 2>&1 || { cat "$OUT/rc.log" >&2; return 1; }
+	grep '^profile' "$OUT/rc.log" | sed "s/^/  [$tag] /"
+	for f in "$OUT"/rc.*; do
+		mode=$(sed -n 's/^desc: Trigger: Client Request: rc-\(..\)$/\1/p' "$f")
+		[ -n "$mode" ] || continue
+		rcir[$tag-$mode]=$(sed -n 's/^summary: \([0-9]*\).*/\1/p;s/^totals: \([0-9]*\).*/\1/p' "$f" | head -1)
+	done
+}
+
+if section 4; then
+	echo
+	rc_profile ours -- -- || exit 1
+	for m in wv sv wx sx wf sf; do
+		[ -n "${rcir[ours-$m]:-}" ] || { echo "no profile for rc-$m" >&2; exit 1; }
+	done
+	if [ -n "$OTHER" ]; then
+		# another libibverbs + provider: its lib/ first, our provider not preloaded
+		rc_profile other LD_LIBRARY_PATH="$OTHER/lib" -- --provider=system -- \
+			--modes=wv,sv ||
+			echo "bench: bench_rc failed on $OTHER (above): no column for it" >&2
+	fi
+	echo
+	echo "RC: instructions per operation (64 B, bursts of 32, signaled every 32, callgrind, emulator excluded)"
+	awk -v n=$((RC_BURSTS * 32)) -v a="${ir[a]:-0}" -v fr="$frames" \
+		-v wv="${rcir[ours-wv]}" -v sv="${rcir[ours-sv]}" \
+		-v wx="${rcir[ours-wx]}" -v sx="${rcir[ours-sx]}" \
+		-v wf="${rcir[ours-wf]}" -v sf="${rcir[ours-sf]}" \
+		-v ow="${rcir[other-wv]:-0}" -v os="${rcir[other-sv]:-0}" -v other="$OTHER" 'BEGIN {
+		wv /= n; sv /= n; wx /= n; sx /= n; wf /= n; sf /= n; ow /= n; os /= n
+		printf "  %-48s %8s %8s %9s", "", "ours", "floor", "ours/flr"
+		if (other != "")
+			printf " %8s %9s", "other", "ours/oth"
+		if (a)
+			printf " %9s", "vs raw(a)"
+		printf "\n"
+		row("RDMA WRITE, ibv_post_send + ibv_poll_cq", wv, wf, ow)
+		row("SEND+RECV, ibv_post_recv/send + ibv_poll_cq", sv, sf, os)
+		row("RDMA WRITE, ibv_wr_* + ibv_start_poll", wx, 0, 0)
+		row("SEND+RECV, ibv_post_recv + ibv_wr_* + start_poll", sx, 0, 0)
+		printf "  ibv_wr_*/classic: WRITE %.3f, SEND+RECV %.3f\n", wx / wv, sx / sv
+		if (other != "")
+			printf "  other: %s\n", other
+	}
+	function row(name, v, f, o) {
+		printf "  %-48s %8.1f", name, v
+		if (f)
+			printf " %8.1f %9.3f", f, v / f
+		else
+			printf " %8s %9s", "-", "-"
+		if (other != "") {
+			if (o)
+				printf " %8.1f %9.3f", o, v / o
+			else
+				printf " %8s %9s", "-", "-"
+		}
+		if (a)
+			printf " %9.2f", v / (a / fr)
+		printf "\n"
+	}'
+	echo
+	echo "RC: operations/s in one process (loopback, emulator included, ${SECS}s per mode)"
+	"${RC_EMU[@]}" -- "$BUILD/bin/bench_rc" --seconds="$SECS"
+fi
 
 # 5. perftest between two emulated VMs (two mana-emu processes joined by a
 #    socket: wire, -x 1 = the IPv4 RoCE v2 GID) against the raw-packet path
@@ -139,6 +223,7 @@ echo "RC: operations/s in one process (loopback, emulator included, ${SECS}s per
 #    one process, --mode=recv in the other.  perftest reports its own rates
 #    (setup excluded); the raw rate is (N - 1000) frames over the time of an
 #    N-frame run minus a 1000-frame run, as bench/compare.sh does.
+section 5 || exit 0
 if ! command -v ib_write_bw >/dev/null || ! command -v ib_send_bw >/dev/null; then
 	echo
 	echo "perftest not installed (apt-get install perftest): section 5 skipped"
@@ -157,9 +242,14 @@ vm_pair() {
 	"$EMU" --backend=socket:"$wire" --ip=10.0.0.1/24 --mac=00:0d:3a:00:00:01 \
 		--netdev-up -- "${srv[@]}" >"$OUT/$name.srv" 2>&1 &
 	spid=$!
-	# the server owns the wire before the client joins (at most 60 s)
+	# Start the client once the server listens on its TCP port.  (Waiting
+	# for the wire's socket instead cost a minute per pair: the emulator
+	# opens the wire when the first QP is made, and perftest makes its QPs
+	# only after the client has connected, so the socket came when the
+	# wait gave up.  Whichever side opens the wire first owns it.)
 	for i in $(seq 1200); do
-		[ -S "$wire" ] || ! kill -0 "$spid" 2>/dev/null && break
+		{ ss -Hltn "sport = :$PT_PORT" | grep -q . ||
+		  ! kill -0 "$spid" 2>/dev/null; } && break
 		sleep 0.05
 	done
 	"$EMU" --backend=socket:"$wire" --ip=10.0.0.2/24 --mac=00:0d:3a:00:00:02 \

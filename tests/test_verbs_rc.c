@@ -30,6 +30,8 @@
 
 #include "check.h"
 #include "emu_client.h"
+/* the provider's own QP (case wqe reads the WQEs it wrote) */
+#include "providers/mana/rc.h"
 
 #define BUF_SIZE (1u << 20)
 #define DEPTH 64
@@ -920,6 +922,7 @@ static void case_bad_ex(void)
 {
 	struct ibv_wc wc[4];
 	struct ibv_qp_ex *x;
+	unsigned int k;
 	struct side *a, *b;
 	struct env e;
 
@@ -958,8 +961,259 @@ static void case_bad_ex(void)
 	CHECK_ERRNO(ibv_wr_complete(x), 0);
 	CHECK(wait_wc(a->cq, wc, 1) == 1 && wc[0].wr_id == 3 &&
 	      wc[0].status == IBV_WC_SUCCESS, "the next batch completes");
+	/*
+	 * WQEs are written as the WRs come: a batch that fails after some
+	 * (one more than the SQ holds; a READ, then an unsupported WR) must
+	 * take its WQEs, PSNs and the READ's landing WQE back, or the next
+	 * batch goes out with the wrong PSNs and lands in the wrong place.
+	 */
+	ibv_wr_start(x);
+	for (k = 0; k <= DEPTH; k++) {
+		x->wr_id = 100 + k;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(x, b->mr->rkey, (uintptr_t)b->buf);
+		ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf, 8);
+	}
+	CHECK_ERRNO(ibv_wr_complete(x), ENOMEM);
+	ibv_wr_start(x);
+	x->wr_id = 200;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(x, b->mr->rkey, (uintptr_t)b->buf + 4096);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf + 4096, 16);
+	ibv_wr_atomic_fetch_add(x, b->mr->rkey, (uintptr_t)b->buf, 1);
+	CHECK_ERRNO(ibv_wr_complete(x), EOPNOTSUPP);
+	CHECK(drain_extra(a->cq) == 0 && drain_extra(b->cq) == 0,
+	      "a batch that failed after some WRs posts nothing");
+	for (k = 0; k < 16; k++)
+		b->buf[8192 + k] = (uint8_t)(0xa0 + k);
+	ibv_wr_start(x);
+	x->wr_id = 4;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(x, b->mr->rkey, (uintptr_t)b->buf + 8192);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf + 8192, 16);
+	x->wr_id = 5;
+	ibv_wr_rdma_write(x, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf, 8);
+	CHECK_ERRNO(ibv_wr_complete(x), 0);
+	CHECK(wait_wc(a->cq, wc, 2) == 2 && wc[0].wr_id == 4 && wc[1].wr_id == 5 &&
+	      wc[0].status == IBV_WC_SUCCESS && wc[1].status == IBV_WC_SUCCESS &&
+	      !memcmp(a->buf + 8192, b->buf + 8192, 16),
+	      "after the rolled-back batches a READ and a WRITE complete, the READ's data in place");
 out:
 	env_close(&e);
+}
+
+/* ---- WQE bytes ------------------------------------------------------------ */
+
+/* The WQE at @bu of @q (wrapping), @size bytes, into @out. */
+static void ring_wqe(const struct mana_rc_queue *q, uint32_t bu, uint8_t *out,
+		     uint32_t size)
+{
+	gdma_ring_read(q->buf.addr, q->ring_size,
+		       gdma_wqe_ring_offset(bu, q->ring_size), out, size);
+}
+
+/* An SGL as gdma.h lays it out; none: the dummy SGE. */
+static void put_sgl(uint8_t *p, const struct ibv_sge *sg, int n)
+{
+	int i;
+
+	if (!n)
+		gdma_put_le64(p, GDMA_DUMMY_SGE_ADDR);
+	for (i = 0; i < n; i++) {
+		gdma_put_le64(p + 16 * i, sg[i].addr);
+		gdma_put_le32(p + 16 * i + 8, sg[i].lkey);
+		gdma_put_le32(p + 16 * i + 12, sg[i].length);
+	}
+}
+
+/* The receive WQE gdma.h's encoders make: @oob is the 8-byte OOB. */
+static uint32_t expect_recv_wqe(uint8_t *w, const struct mana_rdma_recv_oob *oob,
+				bool check_sn, const struct ibv_sge *sg, int n)
+{
+	struct gdma_wqe_header h = { .num_sge = (uint8_t)(n ? n : 1),
+				     .oob_size = GDMA_OOB_SMALL,
+				     .check_sn = check_sn };
+
+	memset(w, 0, GDMA_MAX_SQE_SIZE);
+	if (gdma_wqe_header_encode(&h, GDMA_RQ, w) ||
+	    mana_rdma_recv_oob_encode(oob, w + GDMA_WQE_HDR_SIZE))
+		return 0;
+	put_sgl(w + gdma_wqe_sgl_offset(GDMA_OOB_SMALL), sg, n);
+	return gdma_wqe_size(GDMA_OOB_SMALL, h.num_sge);
+}
+
+/*
+ * One WR of each shape through ibv_post_send or ibv_wr_* (and receives of
+ * one and three SGEs): every WQE the provider wrote in place, byte for
+ * byte, is what gdma.h's checked encoders make of it (rdma-core's layout),
+ * and every WR completes.
+ */
+static void case_wqe_api(bool ex)
+{
+	static const struct {
+		enum ibv_wr_opcode op;
+		int n;
+		bool inl;
+	} shapes[] = {
+		{ IBV_WR_SEND, 1, false }, { IBV_WR_SEND, 0, false },
+		{ IBV_WR_SEND_WITH_IMM, 1, false }, { IBV_WR_RDMA_WRITE, 1, false },
+		{ IBV_WR_RDMA_WRITE, 3, false }, { IBV_WR_RDMA_WRITE_WITH_IMM, 1, false },
+		{ IBV_WR_RDMA_WRITE_WITH_IMM, 4, false }, { IBV_WR_RDMA_READ, 2, false },
+		{ IBV_WR_SEND, 2, true }, { IBV_WR_RDMA_WRITE, 4, false },
+	};
+	uint8_t got[GDMA_MAX_SQE_SIZE], want[GDMA_MAX_SQE_SIZE];
+	struct mana_rc_queue *sq, *rq, *rreq;
+	struct mana_rc_qp *qa, *qb;
+	struct ibv_send_wr wr;
+	struct ibv_sge sg[4], rs[3];
+	struct side *a, *b;
+	unsigned int i, k;
+	struct env e;
+
+	if (env_open(&e, ex, 128, 0xfffffe, 5))
+		goto out;
+	a = &e.s[0];
+	b = &e.s[1];
+	qa = to_mrcqp(a->qp);
+	qb = to_mrcqp(b->qp);
+	sq = &qa->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	rreq = &qa->q[MANA_RC_RECV_QUEUE_REQUESTER];
+	rq = &qb->q[MANA_RC_RECV_QUEUE_RESPONDER];
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		bool recv = shapes[i].op == IBV_WR_SEND ||
+			    shapes[i].op == IBV_WR_SEND_WITH_IMM ||
+			    shapes[i].op == IBV_WR_RDMA_WRITE_WITH_IMM;
+		struct mana_rdma_send_oob o = { .signaled = true };
+		struct mana_rdma_recv_oob ro = { 0 };
+		uint32_t at = sq->prod_bu, rat = rreq->prod_bu, len = 0, size;
+		struct gdma_wqe_header h = { 0 };
+		int n = shapes[i].n, rn = 1 + (int)(i % 2) * 2;
+
+		/* inline: within the QP's max_inline_data (128) */
+		for (k = 0; k < 4; k++)
+			sg[k] = (struct ibv_sge){ (uintptr_t)(a->buf + 4096 * k + 8 * i),
+						  (shapes[i].inl ? 30 : 100) + 10 * k,
+						  a->mr->lkey };
+		for (k = 0; k < (unsigned int)n; k++)
+			len += sg[k].length;
+		if (recv) {
+			uint32_t rat2 = rq->prod_bu;
+
+			for (k = 0; k < 3; k++)
+				rs[k] = (struct ibv_sge){ (uintptr_t)(b->buf + 65536 * (k + 1)),
+							  4096, b->mr->lkey };
+			CHECK_ERRNO(ibv_post_recv(b->qp, &(struct ibv_recv_wr){
+				.wr_id = 500 + i, .sg_list = rs, .num_sge = rn }, &(struct ibv_recv_wr *){ NULL }), 0);
+			size = expect_recv_wqe(want, &ro, false, rs, rn);
+			ring_wqe(rq, rat2, got, size);
+			CHECK(size && !memcmp(got, want, size),
+			      "shape %u: the receive WQE of %d SGEs as the encoders make it", i, rn);
+		}
+		wr = (struct ibv_send_wr){
+			.wr_id = i, .sg_list = sg, .num_sge = n, .opcode = shapes[i].op,
+			.send_flags = IBV_SEND_SIGNALED | (shapes[i].inl ? IBV_SEND_INLINE : 0),
+			.imm_data = htobe32(0x1234500 + i),
+			.wr.rdma = { (uintptr_t)(b->buf + 8192 * i), b->mr->rkey },
+		};
+		o.psn = qa->sq_psn;
+		o.ssn = qa->ssn;
+		if (ex && n == 1 && !shapes[i].inl) {
+			/* ibv_wr_set_sge: its own one-SGE path */
+			struct ibv_qp_ex *x = ibv_qp_to_qp_ex(a->qp);
+
+			ibv_wr_start(x);
+			x->wr_id = wr.wr_id;
+			x->wr_flags = (unsigned int)wr.send_flags;
+			switch (wr.opcode) {
+			case IBV_WR_SEND:
+				ibv_wr_send(x);
+				break;
+			case IBV_WR_SEND_WITH_IMM:
+				ibv_wr_send_imm(x, wr.imm_data);
+				break;
+			case IBV_WR_RDMA_WRITE_WITH_IMM:
+				ibv_wr_rdma_write_imm(x, wr.wr.rdma.rkey,
+						      wr.wr.rdma.remote_addr, wr.imm_data);
+				break;
+			default:
+				ibv_wr_rdma_write(x, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
+				break;
+			}
+			ibv_wr_set_sge(x, sg[0].lkey, sg[0].addr, sg[0].length);
+			CHECK_ERRNO(ibv_wr_complete(x), 0);
+		} else {
+			CHECK_ERRNO(post_one(&e, a, &wr), 0);
+		}
+
+		switch (shapes[i].op) {
+		case IBV_WR_SEND:
+			o.wqe_type = MANA_WQE_RC_SEND;
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			o.wqe_type = MANA_WQE_RC_SEND_IMM;
+			o.imm = 0x1234500 + i;
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			o.wqe_type = MANA_WQE_WRITE_IMM;
+			o.imm = 0x1234500 + i;
+			break;
+		default:
+			o.wqe_type = shapes[i].op == IBV_WR_RDMA_READ ? MANA_WQE_READ :
+									MANA_WQE_WRITE;
+			break;
+		}
+		if (mana_wqe_type_is_rdma(o.wqe_type)) {
+			o.remote_addr = wr.wr.rdma.remote_addr;
+			o.rkey = wr.wr.rdma.rkey;
+			o.dma_len = len;
+		}
+		if (shapes[i].inl) {
+			/* the data went to the WR's bounce slot: one SGE for it */
+			sg[0] = (struct ibv_sge){
+				(uintptr_t)(qa->inline_buf +
+					    (size_t)((qa->sq_head - 1) & qa->swr_mask) *
+					    qa->inline_stride),
+				len, qa->inline_mr.ibv_mr.lkey };
+			n = 1;
+		}
+		if (o.wqe_type == MANA_WQE_READ) {
+			ro.psn_start = o.psn;
+			size = expect_recv_wqe(want, &ro, true, sg, n);
+			ring_wqe(rreq, rat, got, size);
+			CHECK(size && !memcmp(got, want, size),
+			      "shape %u: the READ's landing WQE as the encoders make it", i);
+			n = 0;
+		}
+		memset(want, 0, sizeof(want));
+		CHECK(!mana_rc_send_wqe_header(o.wqe_type, (uint32_t)n, qa->mtu, &h) &&
+		      !gdma_wqe_header_encode(&h, GDMA_SQ, want) &&
+		      !mana_rdma_send_oob_encode(&o, want + GDMA_WQE_HDR_SIZE),
+		      "shape %u: the encoders take it", i);
+		put_sgl(want + gdma_wqe_sgl_offset(h.oob_size), sg, n);
+		size = gdma_wqe_size(h.oob_size, h.num_sge);
+		CHECK(sq->prod_bu - at == size / GDMA_WQE_BU_SIZE,
+		      "shape %u: %u units, want %u", i, sq->prod_bu - at,
+		      size / GDMA_WQE_BU_SIZE);
+		ring_wqe(sq, at, got, size);
+		CHECK(!memcmp(got, want, size),
+		      "shape %u (opcode %d, %d SGEs%s): the send WQE as the encoders make it",
+		      i, shapes[i].op, shapes[i].n, shapes[i].inl ? ", inline" : "");
+		expect_wc(&e, a, i, shapes[i].op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ :
+			  shapes[i].op == IBV_WR_SEND || shapes[i].op == IBV_WR_SEND_WITH_IMM ?
+			  IBV_WC_SEND : IBV_WC_RDMA_WRITE, len, "sender");
+		if (recv)
+			expect_wc(&e, b, 500 + i, shapes[i].op == IBV_WR_RDMA_WRITE_WITH_IMM ?
+				  IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV, len, "receiver");
+	}
+out:
+	env_close(&e);
+}
+
+static void case_wqe(void)
+{
+	case_wqe_api(false);
+	case_wqe_api(true);
 }
 
 /* ---- threads ------------------------------------------------------------- */
@@ -1175,8 +1429,10 @@ int main(int argc, char **argv)
 		case_threads();
 	else if (!strcmp(which, "events"))
 		case_events();
+	else if (!strcmp(which, "wqe"))
+		case_wqe();
 	else {
-		fprintf(stderr, "usage: %s ops|flush|bad|threads|events\n", argv[0]);
+		fprintf(stderr, "usage: %s ops|flush|bad|threads|events|wqe\n", argv[0]);
 		return 2;
 	}
 	return check_done();

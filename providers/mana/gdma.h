@@ -2265,12 +2265,16 @@ static inline int mana_rdma_cqe_decode(const void *wire,
 	uint32_t dw2 = gdma_get_le32(b + 8), dw3 = gdma_get_le32(b + 12);
 	uint32_t dw4 = gdma_get_le32(b + 16);
 	struct mana_rdma_cqe c = { .type = (uint8_t)dw0 };
+	uint64_t rest = 0, v;
 	unsigned int i;
 
-	/* bytes 20-59 belong to no RC layout */
-	for (i = 20; i < GDMA_CQE_DATA_SIZE; i++)
-		if (b[i])
-			return -EINVAL;
+	/* bytes 20-59 belong to no RC layout (five 8-byte words) */
+	for (i = 20; i < GDMA_CQE_DATA_SIZE; i += 8) {
+		memcpy(&v, b + i, sizeof(v));
+		rest |= v;
+	}
+	if (rest)
+		return -EINVAL;
 	if (mana_rdma_cqe_type_is_recv(c.type)) {
 		if (dw0 >> 8 || dw2 >> 24)
 			return -EINVAL;

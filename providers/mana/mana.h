@@ -201,6 +201,12 @@ struct mana_cq {
 	bool rc;			/* mirrored in slow (MANA_CQ_RC) */
 	uint32_t rnic_cqid;
 	struct mana_rc_qp *rc_send_qps, *rc_recv_qps;
+	/*
+	 * Under the CQ lock: an ARMED_CMPL or ERROR CQE was processed, so
+	 * send WRs (or a receive error) may be due without a CQE of their
+	 * own; clear once a walk of the QPs finds none.
+	 */
+	bool rc_due;
 	struct ibv_wc rc_cur;
 };
 

@@ -108,15 +108,25 @@ struct mana_rc_qp {
 	/* QP in ERR: every outstanding WR completes as flushed, once */
 	atomic_bool flushing;
 
-	/* ibv_wr_* between wr_start and wr_complete */
-	bool wr_open;			/* a WR is being built */
+	/*
+	 * ibv_wr_* between wr_start and wr_complete, sq_lock held: WQEs are
+	 * written at the producer as the WRs come and published (or the
+	 * producer, PSN and SSN rolled back) by wr_complete (wr_abort).
+	 */
+	bool wr_open;			/* between wr_start and the end */
+	bool wr_ok;			/* open, no error yet */
+	bool wr_pending;		/* an opcode given, its data not yet */
+	bool wr_arm;
 	int wr_err;
-	uint8_t *wr_inline;		/* gathered inline data */
-	uint32_t wr_inline_len;
-	/* WRs built since wr_start, posted by wr_complete */
-	struct ibv_send_wr *wr_list;
-	uint32_t wr_count, wr_cap;
-	struct ibv_sge *wr_sges;	/* wr_cap * max(1, max_send_sge) */
+	uint32_t wr_head;		/* WRs written, free-running */
+	uint32_t wr_arm_psn;
+	uint32_t wr_prod_bu, wr_rreq_prod_bu, wr_psn, wr_ssn;	/* at wr_start */
+	struct {
+		uint64_t wr_id, remote_addr;
+		uint32_t flags, rkey;
+		__be32 imm;
+		uint8_t opcode;		/* enum ibv_wr_opcode */
+	} wr_cur;			/* the pending WR */
 };
 
 static inline struct mana_rc_qp *to_mrcqp(struct ibv_qp *qp)

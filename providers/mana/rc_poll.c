@@ -22,6 +22,9 @@
 #include "rc.h"
 #include "rc_err.h"
 
+/* the poller's steps, inlined into each verb */
+#define RC_INLINE static inline __attribute__((always_inline))
+
 static inline uint32_t owner_bits(const uint8_t *cqe)
 {
 	return cqe[GDMA_CQE_SIZE - 1] & (GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT);
@@ -43,7 +46,7 @@ static void rc_cq_unlock(struct mana_cq *cq)
 
 enum { CQ_EMPTY, CQ_ENTRY, CQ_OVERRUN };
 
-static int cq_fetch(struct mana_cq *cq, const uint8_t **out)
+RC_INLINE int cq_fetch(struct mana_cq *cq, const uint8_t **out)
 {
 	const uint32_t lap_bit = 1u << GDMA_CQE_OWNER_SHIFT;
 	const uint32_t all = GDMA_OWNER_MASK << GDMA_CQE_OWNER_SHIFT;
@@ -69,19 +72,23 @@ static int cq_fetch(struct mana_cq *cq, const uint8_t **out)
 }
 
 /* The device must hear how far we got at least every 8 laps. */
-static void cq_maybe_ring(struct mana_cq *cq)
+static void cq_ring(struct mana_cq *cq)
 {
 	uint32_t index, tail;
 	uint64_t v;
 
-	if (cq->lap - cq->rang_lap < 4)
-		return;
 	index = cq->lap * cq->count +
 		(uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
 	tail = index % (cq->count << 3);
 	v = (uint64_t)cq->cqid | (uint64_t)tail << 32;
 	mana_ring_doorbell(to_mctx(cq->vcq.cq.context)->db_page, GDMA_DB_OFF_CQ, v);
 	cq->rang_lap = cq->lap;
+}
+
+RC_INLINE void cq_maybe_ring(struct mana_cq *cq)
+{
+	if (mana_unlikely(cq->lap - cq->rang_lap >= 4))
+		cq_ring(cq);
 }
 
 /* ---- QPs -------------------------------------------------------------- */
@@ -117,37 +124,27 @@ static void wc_init(struct ibv_wc *wc, struct mana_rc_qp *qp, uint64_t wr_id,
 	wc->qp_num = qp->qp.vqp.qp.qp_num;
 }
 
-/* The oldest send WR is done: its queue space goes back to the posters. */
-static void sq_retire(struct mana_rc_qp *qp, const struct mana_rc_swr *e)
-{
-	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
-	struct mana_rc_queue *rreq = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
-
-	__atomic_store_n(&sq->cons_bu, sq->cons_bu + e->size_bu, __ATOMIC_RELEASE);
-	if (e->rreq_bu)
-		__atomic_store_n(&rreq->cons_bu, rreq->cons_bu + e->rreq_bu,
-				 __ATOMIC_RELEASE);
-	atomic_store_explicit(&qp->rollback->left, sq->cons_bu * GDMA_WQE_BU_SIZE,
-			      memory_order_relaxed);
-	__atomic_store_n(&qp->sq_tail, qp->sq_tail + 1, __ATOMIC_RELEASE);
-}
-
 /*
- * The next send completion of @qp that is due, into @wc: 1, or 0 if none
- * (unsignaled WRs that are done retire on the way).  Flushed WRs only if
- * @flush.
+ * The next send completion of @qp that is due, into @wc: 1, or 0 if none.
+ * Unsignaled WRs that are done retire on the way; their queue space goes
+ * back to the posters once, after the walk (consumer before sq_tail: a
+ * poster that sees the tail sees the space).  Flushed WRs only if @flush.
  */
 static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 {
+	struct mana_rc_queue *sq = &qp->q[MANA_RC_SEND_QUEUE_REQUESTER];
+	struct mana_rc_queue *rreq = &qp->q[MANA_RC_RECV_QUEUE_REQUESTER];
 	uint32_t head = __atomic_load_n(&qp->sq_head, __ATOMIC_ACQUIRE);
+	uint32_t tail = qp->sq_tail, cons = sq->cons_bu, rcons = 0;
 	enum ibv_wc_status st;
-	struct mana_rc_swr e;
+	const struct mana_rc_swr *e;
 	uint32_t vendor = 0;
+	int got = 0;
 
-	while (qp->sq_tail != head) {
-		e = qp->swr[qp->sq_tail & qp->swr_mask];
-		if (qp->sq_err) {
-			if (mana_psn_lt(e.end_psn, qp->sq_err_psn)) {
+	for (; tail != head; tail++) {
+		e = &qp->swr[tail & qp->swr_mask];
+		if (mana_unlikely(qp->sq_err)) {
+			if (mana_psn_lt(e->end_psn, qp->sq_err_psn)) {
 				st = IBV_WC_SUCCESS;
 			} else {
 				vendor = qp->sq_err_vendor;
@@ -156,22 +153,34 @@ static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 					st = IBV_WC_GENERAL_ERR;
 				qp->sq_err = false;
 			}
-		} else if (mana_rc_psn_le(e.end_psn, qp->acked_psn)) {
+		} else if (mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
 			st = IBV_WC_SUCCESS;
-		} else if (atomic_load(&qp->flushing) && flush) {
+		} else if (flush && atomic_load(&qp->flushing)) {
 			st = IBV_WC_WR_FLUSH_ERR;
 			vendor = MANA_VERR_SW_FLUSHED;
 		} else {
-			return 0;
+			break;
 		}
-		sq_retire(qp, &e);
-		if (st == IBV_WC_SUCCESS && !e.signaled)
+		cons += e->size_bu;
+		rcons += e->rreq_bu;
+		if (st == IBV_WC_SUCCESS && !e->signaled)
 			continue;
-		wc_init(wc, qp, e.wr_id, st, e.opcode, vendor);
-		wc->byte_len = e.byte_len;
-		return 1;
+		wc_init(wc, qp, e->wr_id, st, e->opcode, vendor);
+		wc->byte_len = e->byte_len;
+		got = 1;
+		tail++;
+		break;
 	}
-	return 0;
+	if (tail != qp->sq_tail) {
+		__atomic_store_n(&sq->cons_bu, cons, __ATOMIC_RELEASE);
+		if (rcons)
+			__atomic_store_n(&rreq->cons_bu, rreq->cons_bu + rcons,
+					 __ATOMIC_RELEASE);
+		atomic_store_explicit(&qp->rollback->left, cons * GDMA_WQE_BU_SIZE,
+				      memory_order_relaxed);
+		__atomic_store_n(&qp->sq_tail, tail, __ATOMIC_RELEASE);
+	}
+	return got;
 }
 
 static void rq_retire(struct mana_rc_qp *qp, const struct mana_rc_rwr *e)
@@ -286,8 +295,63 @@ static void bad_cqe(struct mana_cq *cq, const uint8_t *cqe)
 		 cq->cqid, gdma_ld32(cqe), gdma_ld32(cqe + GDMA_CQE_DATA_SIZE));
 }
 
-/* One CQE: 1 if it gave a completion in @wc, else 0. */
-static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc)
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/*
+ * The usual CQE, a SEND received (no immediate) for the oldest receive
+ * WR, taken from its words with the checks gdma_cqe_decode() and
+ * mana_rdma_cqe_decode() make: 1 with a completion in @wc, 0 if it did
+ * not come from a known QP, -1 if it is anything else (process_cqe() then
+ * decodes it and reports what is odd).
+ */
+RC_INLINE int recv_fast(struct mana_cq *cq, const uint8_t *raw,
+			 struct ibv_wc *wc)
+{
+	uint64_t w0 = ld64(raw), w1 = ld64(raw + 8), w2, w7;
+	const struct mana_rc_rwr *e;
+	struct mana_rc_qp *qp;
+	uint32_t trailer, wqid, tail;
+
+	/* type 3 and nothing else in dword 0; PSN 24 bits; no immediate */
+	if ((uint32_t)w0 != MANA_RDMA_CQE_RC_SEND || w1 & 0xFFFFFFFFFF000000ULL)
+		return -1;
+	/* bytes 20-59 clear, the WQE offset in units, no reserved trailer bit */
+	w2 = ld64(raw + 16);
+	w7 = ld64(raw + 56);
+	trailer = (uint32_t)(w7 >> 32);
+	if ((w2 >> 32 | ld64(raw + 24) | ld64(raw + 32) | ld64(raw + 40) |
+	     ld64(raw + 48) | (uint32_t)w7) || w2 % GDMA_WQE_BU_SIZE ||
+	    trailer & 0x1E000000U)
+		return -1;
+	wqid = trailer & GDMA_QUEUE_ID_MAX;
+	for (qp = cq->rc_recv_qps; qp; qp = qp->recv_next)
+		if (qp->q[MANA_RC_RECV_QUEUE_RESPONDER].id == wqid)
+			break;
+	if (!qp)
+		return -1;
+	tail = qp->rq_tail;
+	e = &qp->rwr[tail & qp->rwr_mask];
+	if (tail == __atomic_load_n(&qp->rq_head, __ATOMIC_ACQUIRE) ||
+	    (uint32_t)w2 != e->start_bu * GDMA_WQE_BU_SIZE)
+		return -1;
+	wc_init(wc, qp, e->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, 0);
+	wc->byte_len = (uint32_t)(w0 >> 32);
+	wc->src_qp = qp->attr.dest_qp_num;
+	__atomic_store_n(&qp->q[MANA_RC_RECV_QUEUE_RESPONDER].cons_bu,
+			 e->start_bu + e->size_bu, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->rq_tail, tail + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Any CQE but the usual receive: 1 if it gave a completion in @wc, else 0. */
+static int process_cqe_slow(struct mana_cq *cq, const uint8_t *raw,
+			    struct ibv_wc *wc)
 {
 	struct mana_rdma_cqe c;
 	struct mana_rc_qp *qp;
@@ -310,6 +374,7 @@ static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc
 		    mana_rc_psn_le(qp->acked_psn, c.psn))
 			qp->acked_psn = c.psn;
 		rearm(qp);
+		cq->rc_due = true;
 		return 0;
 	case MANA_RDMA_CQE_ERROR:
 		mana_dbg(cq->vcq.cq.context,
@@ -325,12 +390,22 @@ static int process_cqe(struct mana_cq *cq, const uint8_t *raw, struct ibv_wc *wc
 			qp->rq_err = true;
 			qp->rq_err_vendor = c.vendor_error;
 		}
+		cq->rc_due = true;
 		/* the device moved the QP to ERR; the rest is flushed */
 		mana_rc_qp_to_err(qp);
 		return 0;
 	default:
 		return recv_cqe(qp, &c, wc);
 	}
+}
+
+/* One CQE: 1 if it gave a completion in @wc, else 0. */
+RC_INLINE int process_cqe(struct mana_cq *cq, const uint8_t *raw,
+			  struct ibv_wc *wc)
+{
+	if (recv_fast(cq, raw, wc) > 0)
+		return 1;
+	return process_cqe_slow(cq, raw, wc);
 }
 
 /* Up to @max completions, CQ lock held; -1 if the CQ overflowed. */
@@ -340,9 +415,12 @@ static int poll_locked(struct mana_cq *cq, int max, struct ibv_wc *wc)
 	int n = 0, r;
 
 	while (n < max) {
-		if (emit_due(cq, &wc[n], false)) {
-			n++;
-			continue;
+		if (cq->rc_due) {
+			if (emit_due(cq, &wc[n], false)) {
+				n++;
+				continue;
+			}
+			cq->rc_due = false;
 		}
 		r = cq_fetch(cq, &cqe);
 		if (r == CQ_ENTRY) {
@@ -386,9 +464,20 @@ static inline struct mana_cq *ex_cq(struct ibv_cq_ex *cq)
 	return container_of(cq, struct mana_cq, vcq.cq_ex);
 }
 
-static int ex_fetch(struct mana_cq *cq)
+RC_INLINE int ex_fetch(struct mana_cq *cq)
 {
-	int n = poll_locked(cq, 1, &cq->rc_cur);
+	const uint8_t *cqe;
+	int n = 0;
+
+	/*
+	 * The usual next entry, a CQE of its own (nothing due without one):
+	 * straight to process_cqe() instead of poll_locked()'s loop.
+	 */
+	if (!cq->rc_due && cq_fetch(cq, &cqe) == CQ_ENTRY &&
+	    (n = process_cqe(cq, cqe, &cq->rc_cur)))
+		cq_maybe_ring(cq);
+	else
+		n = poll_locked(cq, 1, &cq->rc_cur);
 
 	if (n <= 0)
 		return n < 0 ? EOVERFLOW : ENOENT;
