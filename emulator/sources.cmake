@@ -41,7 +41,8 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/core/user_copy.c
 	"${CMAKE_SOURCE_DIR}/providers/mana/toeplitz.c")
 # Wire backends and pcap capture; the option parser; the sysfs generator.
-# The leaves (lib/libc.c: the real libc calls, lib/log.c: log lines) come
+# The leaves (lib/libc.c: the real libc calls, lib/log.c: log lines,
+# lib/quiet_thread.c: the emulator's threads) come
 # with them: the wires are their lowest user, and everything that links
 # the emulator links the wires.
 set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
@@ -49,7 +50,8 @@ set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
 	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_DIR}/wire/roce.c
-	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c)
+	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c
+	${MANA_EMU_DIR}/lib/quiet_thread.c)
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 	${MANA_EMU_DIR}/core/option_values.c
 	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c

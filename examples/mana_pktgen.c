@@ -13,8 +13,14 @@
  * Modes: loopback (send and receive here, verify every frame), send, recv,
  * echo (return every received frame), reflect (answer IPv4/UDP frames).  With mana-emu's loopback backend:
  *   mana-emu -- mana-pktgen --frames=1000000 --size=64 --flows=4 --queues=4
+ *
+ * --cq-doorbell=never polls the CQs by owner bits alone and never tells the
+ * device the consumer index, as DPDK's net/mana does (it rings a CQ only to
+ * arm it for an interrupt).  At the end the program reads the context's
+ * asynchronous events: a CQ error means the device reported completions lost.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <inttypes.h>
@@ -61,6 +67,7 @@ struct config {
 	uint32_t port;
 	double timeout;
 	bool quiet;
+	bool cq_doorbell;		/* report consumed CQEs (default) */
 };
 
 struct txq {
@@ -94,6 +101,7 @@ struct app {
 	struct ibv_qp *rss;
 	uint64_t *next_seq;		/* per flow, loopback verification */
 	uint64_t sent, received, bad;
+	uint64_t async_events, cq_errors;
 };
 
 /* ---- frames ------------------------------------------------------------ */
@@ -387,7 +395,7 @@ static bool post_tx(struct app *a, struct txq *q, const uint8_t *frame, uint32_t
 }
 
 /* Every send asks for a completion, as DPDK does; one CQE frees one WQE. */
-static int poll_tx(struct txq *q)
+static int poll_tx(const struct app *a, struct txq *q)
 {
 	struct mana_cqe_header h;
 	bool overflow = false;
@@ -404,7 +412,8 @@ static int poll_tx(struct txq *q)
 		fprintf(stderr, "mana-pktgen: TX CQ overflow\n");
 		return -1;
 	}
-	mana_dv_cq_consumed(&q->cq, q->sq.dv.db_page);
+	if (a->cfg.cq_doorbell)
+		mana_dv_cq_consumed(&q->cq, q->sq.dv.db_page);
 	return n;
 }
 
@@ -490,7 +499,8 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 		fprintf(stderr, "mana-pktgen: RX CQ %u overflow\n", qi);
 		return -1;
 	}
-	mana_dv_cq_consumed(&q->cq, q->rq.dv.db_page);
+	if (a->cfg.cq_doorbell)
+		mana_dv_cq_consumed(&q->cq, q->rq.dv.db_page);
 	/* give the consumed buffers back a batch at a time, one doorbell */
 	if (mana_dv_rq_want_refill(&q->rq)) {
 		while (post_rx(a, q))
@@ -635,7 +645,7 @@ static int run(struct app *a)
 			progress += ret;
 			if (echo && echo->sq.posted != before)
 				mana_dv_sq_ring(&echo->sq);
-			ret = poll_tx(&a->tx[i]);
+			ret = poll_tx(a, &a->tx[i]);
 			if (ret < 0)
 				return -1;
 			progress += ret;
@@ -658,6 +668,25 @@ static int run(struct app *a)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The context's asynchronous events so far, without waiting: a CQ error
+ * is the device saying that completions were overwritten unread.
+ */
+static void read_async_events(struct app *a)
+{
+	struct ibv_async_event ev;
+	int fl = fcntl(a->ctx->async_fd, F_GETFL);
+
+	if (fl < 0 || fcntl(a->ctx->async_fd, F_SETFL, fl | O_NONBLOCK))
+		return;
+	while (!ibv_get_async_event(a->ctx, &ev)) {
+		a->async_events++;
+		if (ev.event_type == IBV_EVENT_CQ_ERR)
+			a->cq_errors++;
+		ibv_ack_async_event(&ev);
+	}
 }
 
 static int report(struct app *a)
@@ -688,6 +717,12 @@ static int report(struct app *a)
 	       " errors %" PRIu64 " rss-split %s\n", a->sent, a->received,
 	       a->bad, errors,
 	       a->cfg.mode != MODE_LOOPBACK ? "n/a" : split_ok ? "ok" : "WRONG");
+	if (a->ctx)
+		read_async_events(a);
+	printf("async-events %" PRIu64 " cq-errors %" PRIu64 "\n",
+	       a->async_events, a->cq_errors);
+	if (a->cq_errors)
+		return 1;
 	if (a->cfg.mode == MODE_LOOPBACK &&
 	    (a->received != a->sent || a->bad || !split_ok))
 		return 1;
@@ -701,7 +736,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: mana-pktgen [--mode=loopback|send|recv|echo|reflect] [--frames=N]\n"
 		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
-		"                   [--port=N] [--timeout=SECONDS] [--quiet]\n");
+		"                   [--port=N] [--timeout=SECONDS] [--cq-doorbell=batch|never]\n"
+		"                   [--quiet]\n");
 }
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -728,6 +764,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "cq-doorbell", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -785,6 +822,14 @@ static int parse_args(int argc, char **argv, struct config *c)
 			if (c->timeout <= 0)
 				goto bad;
 			break;
+		case 'c':
+			if (!strcmp(optarg, "batch"))
+				c->cq_doorbell = true;
+			else if (!strcmp(optarg, "never"))
+				c->cq_doorbell = false;
+			else
+				goto bad;
+			break;
 		case 'Q':
 			c->quiet = true;
 			break;
@@ -815,7 +860,7 @@ int main(int argc, char **argv)
 	struct app a = {
 		.cfg = { .mode = MODE_LOOPBACK, .frames = 10000, .size = 64,
 			 .flows = 4, .queues = 4, .depth = 256, .port = 1,
-			 .timeout = 10.0 },
+			 .timeout = 10.0, .cq_doorbell = true },
 	};
 	int ret;
 

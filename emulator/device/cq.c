@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The CQ side of the device: the exported CQE writer (the datapath inlines
- * cq_post() of device_int.h), overrun accounting, CQ doorbells and
+ * cq_post() of device_int.h), CQ doorbells, overrun accounting and
  * completion events.
  *
  * CQ overflow: the device never waits for the consumer.  It writes CQE
  * number p at slot p % count with owner bits (p / count) & 7 (producer
  * index from count), so a consumer that falls a whole lap behind finds
- * owner bits one lap ahead of what it expects and knows completions were
- * lost.  The device learns the consumer position only from CQ doorbells;
- * when one shows the consumer more than count entries behind the
- * producer, the entries overwritten unread are counted as CQ drops.
+ * owner bits it does not expect and knows completions were lost.  The
+ * device learns the consumer index only from CQ doorbells, as hardware
+ * does, and DPDK never rings one except to arm: a consumer that does not
+ * ring is never judged.  A doorbell carries the index modulo 8 laps
+ * (gdma_cq_db_unconsumed()); when it shows the consumer more than count
+ * entries behind the producer, the entries overwritten unread are counted
+ * as CQ drops and IB_EVENT_CQ_ERR is raised.  A consumer 7 or 8 laps
+ * behind aliases, for the device as for the owner bits, to an empty or a
+ * full ring.
  */
 #include "device.h"
 #include "device_int.h"
@@ -28,11 +33,11 @@ void emu_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 }
 
 /*
- * Entries overwritten before the consumer (at @cons) reached them.  An
- * overrun the consumer has not been told of (none since the position it
- * last reported) raises IB_EVENT_CQ_ERR for the CQ.
+ * A doorbell put the consumer at @cons: the entries overwritten before it
+ * reached them.  An overrun the consumer has not been told of (none since
+ * the position it last reported) raises IB_EVENT_CQ_ERR for the CQ.
  */
-void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons)
+static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 {
 	uint32_t from = cons, upto = cq->prod - cq->count;
 	bool told = (int32_t)(cq->lost_upto - cons) > 0;
@@ -44,8 +49,10 @@ void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 	if ((int32_t)(upto - from) > 0) {
 		cq->st.drops += upto - from;
 		cq->lost_upto = upto;
-		if (!told && devst.ops && devst.ops->cq_error)
+		if (!told && devst.ops && devst.ops->cq_error) {
+			devst.cq_overruns++;
 			devst.ops->cq_error(cq->ctx, cq->ucq);
+		}
 	}
 }
 
@@ -59,7 +66,7 @@ void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 void emu_cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
 {
 	cq->cons = cq->prod - n;
-	dev_cq_count_lost(cq, cq->cons);
+	cq_count_lost(cq, cq->cons);
 	if (!arm)
 		return;
 	if (!n) {

@@ -409,6 +409,8 @@ static void *device_main(void *arg)
 	bool busy;
 
 	emu_thread_short_slice();
+	/* top -H, ps -L and tests tell it from the application's threads */
+	pthread_setname_np(pthread_self(), "mana-emu-dev");
 	pthread_mutex_lock(&emu.lock);
 	for (;;) {
 		busy = device_work();
@@ -430,11 +432,14 @@ static void *device_main(void *arg)
 	return NULL;
 }
 
-/* Started with the first hardware queue; a stop request is cancelled. */
+/*
+ * Started with the first hardware queue; a stop request is cancelled.  The
+ * application's asynchronous signals are not ours to take, and its thread
+ * that creates the queue may be pinned to one core (DPDK's main lcore):
+ * the device runs on the process's start-up CPUs (quiet_thread.h).
+ */
 static void device_start(void)
 {
-	pthread_attr_t attr;
-	sigset_t set, old;
 	pthread_t t;
 
 	devst.stop_req = false;
@@ -446,21 +451,10 @@ static void device_start(void)
 			return;
 		install_sigusr2();
 	}
-	/* the application's asynchronous signals are not ours to take */
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_sigmask(SIG_SETMASK, &set, &old);
-	if (!pthread_create(&t, &attr, device_main, NULL))
+	if (!emu_thread_create(&t, device_main, NULL, true))
 		devst.running = true;
 	else
 		fprintf(stderr, "mana-emu: cannot start the device thread\n");
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 }
 
 void emu_device_fork_child(void)

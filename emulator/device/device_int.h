@@ -65,6 +65,7 @@ struct device_state {
 	unsigned int rxq_len;
 	/* device-wide counters */
 	uint64_t doorbells, bad_doorbells, foreign_doorbells;
+	uint64_t cq_overruns;		/* IB_EVENT_CQ_ERR raised */
 	uint64_t port_unsteered[MANA_EMU_MAX_PORTS];
 	uint64_t port_rxq_drops[MANA_EMU_MAX_PORTS];
 	bool foreign_logged, bad_logged;
@@ -93,7 +94,6 @@ void dev_stop(void);
 void dev_mr_forget(const struct emu_dev_mr *mr);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
-void dev_cq_count_lost(struct emu_hwq *cq, uint32_t cons);
 /* umem.c */
 int dev_wq_cache_fill(struct emu_hwq *q);
 const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey);
@@ -273,22 +273,13 @@ cq_posted(struct emu_hwq *cq, bool ok)
 		cq->st.errors++;
 		return;
 	}
+	/*
+	 * Written whatever the consumer did: the device knows the consumer
+	 * index only from CQ doorbells, which DPDK never rings (emu_cq_doorbell
+	 * judges overruns).
+	 */
 	cq->prod++;
 	cq->st.frames++;
-	/*
-	 * Eight laps past the consumer's last report: its doorbell index (mod
-	 * 8 laps) could no longer show the overrun, so it is one now.
-	 */
-	if (__builtin_expect(cq->prod - cq->cons >= 8 * cq->count, 0)) {
-		/* dev_cq_count_lost() once the consumer was told: one more */
-		if ((int32_t)(cq->lost_upto - cq->cons) > 0 &&
-		    cq->lost_upto == cq->prod - cq->count - 1) {
-			cq->st.drops++;
-			cq->lost_upto++;
-		} else {
-			dev_cq_count_lost(cq, cq->cons);
-		}
-	}
 	if (cq->armed) {
 		cq->armed = false;
 		dev_cq_notify(cq);

@@ -137,12 +137,13 @@ static int dump_stats(const char *path)
 	dump_ports(&o);
 	emu_rc_stats(stats_line, &o);
 	sout(&o, "# device doorbells bad_doorbells foreign_doorbells "
-	     "frames_sent fatals\n");
-	sout(&o, "device %llu %llu %llu %llu %u\n",
+	     "frames_sent fatals cq_errors\n");
+	sout(&o, "device %llu %llu %llu %llu %u %llu\n",
 	     (unsigned long long)devst.doorbells,
 	     (unsigned long long)devst.bad_doorbells,
 	     (unsigned long long)devst.foreign_doorbells,
-	     (unsigned long long)devst.tx_total, devst.fatal_count);
+	     (unsigned long long)devst.tx_total, devst.fatal_count,
+	     (unsigned long long)devst.cq_overruns);
 	sout_flush(&o);
 	if (emu_libc_close(o.fd) && !o.err && errno != EINTR)
 		o.err = -errno;

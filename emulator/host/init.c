@@ -17,6 +17,7 @@
 #include "emulator/device/device.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/kernel.h"
+#include "emulator/lib/quiet_thread.h"
 #include "emulator/mana_emu.h"
 #include "init.h"
 #include "sysfs.h"
@@ -121,6 +122,8 @@ static void fork_child(void)
 
 static void do_init(void)
 {
+	/* before main() can narrow this thread (DPDK pins it to its lcore) */
+	emu_thread_cpus_capture();
 	/* user copies go direct once the trap that resumes them is in */
 	trap_set_fixup_hook(emu_user_copy_fixup);
 	emu_user_copy_init(trap_fixup_ready);

@@ -26,6 +26,12 @@
  * libibverbs and DPDK), MANA_EMU_SYSFS (the library then uses this tree
  * instead of making one), MANA_EMU_OPTIONS (the normalised options) and
  * LD_PRELOAD.
+ *
+ * The launcher's death ends the run even when nothing of it can run any
+ * more (SIGKILL): COMMAND gets SIGKILL from the kernel (PR_SET_PDEATHSIG,
+ * kept across its exec), and a small reaper process, forked after it,
+ * waits for the launcher to go without saying it cleaned up, then for
+ * COMMAND to end, and removes the tree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +42,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,8 +183,15 @@ static void set_parent_signals(void)
 	sigaction(SIGUSR2, &sa, NULL);
 }
 
-static void exec_child(char *const argv[])
+static void exec_child(char *const argv[], pid_t launcher)
 {
+	/*
+	 * Our death is the command's: the kernel sends SIGKILL (also after
+	 * its exec), and a launcher gone before the request took effect is
+	 * seen in our new parent.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != launcher)
+		_exit(EXIT_LAUNCHER);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	execvp(argv[0], argv);
@@ -227,13 +243,88 @@ static bool stats_failed(void)
 	return failed;
 }
 
-static int run(char *const argv[])
+/*
+ * The reaper: the launcher holds the write end of @death_pipe and writes
+ * one byte once it removed the tree itself; end of file without that byte
+ * means it was killed.  Then the command (@pidfd: no pid reuse) is killed
+ * if the kernel has not done it yet, and once it has ended the tree goes.
+ */
+static int death_pipe[2] = { -1, -1 };
+
+static void __attribute__((noreturn)) reaper(const char *root, int pidfd)
 {
+	sigset_t all;
+	ssize_t n;
+	char c;
+	int fd;
+
+	/* only the launcher's death may end us: no signal of its own */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "mana-emu-reaper");
+	close(death_pipe[1]);
+	close(report_pipe[0]);
+	/* hold no pipe of whoever reads the command's output */
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+	while ((n = read(death_pipe[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1)
+		_exit(0);
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0) {
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+		/* readable once it has ended */
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+	}
+#else
+	(void)pidfd;	/* no pidfd: PR_SET_PDEATHSIG alone ends it */
+#endif
+	if (mana_emu_sysfs_remove(root))
+		fprintf(stderr, PROG ": cannot remove %s: %s\n", root,
+			strerror(errno));
+	_exit(0);
+}
+
+/* The reaper of @pid's run; its pid, or -1 (then there is none). */
+static pid_t start_reaper(const char *root, pid_t pid)
+{
+	int pidfd = -1;
+	pid_t r;
+
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+	/* our child, not yet waited for: the pid is still @pid's */
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+#endif
+	r = fork();
+	if (r == 0)
+		reaper(root, pidfd);
+	if (r < 0)
+		perror(PROG ": fork (reaper)");
+	if (pidfd >= 0)
+		close(pidfd);
+	close(death_pipe[0]);
+	return r;
+}
+
+static int run(char *const argv[], const char *root, pid_t *reaper_pid)
+{
+	pid_t pid, launcher = getpid();
 	int status;
-	pid_t pid;
 
 	if (setup_report_pipe())
 		return EXIT_LAUNCHER;
+	if (pipe2(death_pipe, O_CLOEXEC)) {
+		perror(PROG ": pipe");
+		return EXIT_LAUNCHER;
+	}
 	set_parent_signals();
 	pid = fork();
 	if (pid < 0) {
@@ -241,9 +332,10 @@ static int run(char *const argv[])
 		return EXIT_LAUNCHER;
 	}
 	if (pid == 0)
-		exec_child(argv);
+		exec_child(argv, launcher);
 	child_pid = pid;
 	close(report_pipe[1]);
+	*reaper_pid = start_reaper(root, pid);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			perror(PROG ": waitpid");
@@ -265,6 +357,7 @@ int main(int argc, char *argv[])
 {
 	struct mana_emu_options opts;
 	char err[256], root[PATH_MAX], libdir[PATH_MAX];
+	pid_t reaper_pid = -1;
 	int consumed, ret;
 
 	mana_emu_options_init(&opts);
@@ -286,9 +379,16 @@ int main(int argc, char *argv[])
 	}
 	ret = EXIT_LAUNCHER;
 	if (!setup_env(&opts, root, libdir))
-		ret = run(argv + 1 + consumed);
+		ret = run(argv + 1 + consumed, root, &reaper_pid);
 	if (mana_emu_sysfs_remove(root))
 		fprintf(stderr, PROG ": cannot remove %s: %s\n", root,
 			strerror(errno));
+	/* the tree is handled: the reaper may go, and goes before we do */
+	if (reaper_pid > 0) {
+		if (write(death_pipe[1], "x", 1) != 1)
+			perror(PROG ": reaper");
+		while (waitpid(reaper_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	return ret;
 }

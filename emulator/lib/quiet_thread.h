@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Emulator threads (backend receivers, the pcap flusher) must not take the
- * application's asynchronous signals; faults still reach them.
+ * The emulator's own threads (the device's, the wires' receivers, the pcap
+ * flusher): they must not take the application's asynchronous signals
+ * (faults still reach them), and they run on the CPUs the process had when
+ * the library started, not on whatever the creating thread was narrowed
+ * to since: DPDK pins its main thread to one core (`-l 0`) before it
+ * creates the queues that start the device thread.
  */
 #ifndef MANA_EMU_QUIET_THREAD_H
 #define MANA_EMU_QUIET_THREAD_H
@@ -9,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,20 +48,25 @@ static inline void emu_thread_short_slice(void)
 	syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
+/*
+ * Remember the calling thread's CPU set as the emulator threads' set: once,
+ * at library start-up, before the application can narrow its threads (a
+ * cgroup cpuset or a taskset on the whole process is kept).  Without it the
+ * threads inherit their creator's set.
+ */
+void emu_thread_cpus_capture(void);
+
+/*
+ * Start @fn(@arg) with every asynchronous signal blocked, on the CPU set
+ * captured at start-up (if that cannot be applied, on the creator's), and
+ * detached if asked.  0 or an error number, as pthread_create().
+ */
+int emu_thread_create(pthread_t *t, void *(*fn)(void *), void *arg,
+		      bool detached);
+
 static inline int start_quiet_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 {
-	sigset_t set, old;
-	int ret;
-
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &set, &old);
-	ret = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
+	return emu_thread_create(t, fn, arg, false);
 }
 
 #endif
