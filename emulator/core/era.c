@@ -2,9 +2,10 @@
 /*
  * The table of kernel eras (era.h).  Each row is the first kernel with a
  * change to mana_ib's userspace ABI or behaviour; the evidence for its
- * version is next to it.  Every version is inferred from the date a patch
- * reached rdma-next (rdma-core's "Update kernel headers" commits, the
- * linux-rdma mails), not read from a release tag.
+ * version is next to it.  6.2 is read from the v6.2 source; every later
+ * version is inferred from the date a patch reached rdma-next (rdma-core's
+ * "Update kernel headers" commits, the linux-rdma mails), not read from a
+ * release tag.
  */
 #include "era.h"
 
@@ -12,7 +13,16 @@
 #include <string.h>
 
 /* A row and everything before it (each era keeps the older behaviour). */
-#define K6_10 .rnic_cq_flag = true
+#define K6_8 .adapter_caps = true
+/*
+ * vport_refs is in fact newer than every row: mana_ib remapped any
+ * cfg_vport failure to ENODEV and its RSS QP took no vport reference
+ * until the per-vPort EQ series (pulled in June 2026, after 7.1).  The
+ * rows from 6.10 keep the EBUSY answer the emulator always gave until a
+ * row for that kernel exists (README "Known differences").
+ */
+#define K6_10 K6_8, .rnic_cq_flag = true, .port_attrs = true, \
+	.device_attrs = true, .vport_refs = true
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
 #define K6_15 K6_14, .dmabuf_mr = true
@@ -23,8 +33,28 @@
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
+	 * The first mana_ib (v6.2; qp.c read at 0604aa87, main.c, cq.c and
+	 * mana-abi.h at their v6.2 text): raw packet QPs only, fixed
+	 * limits (max_qp 64, max_qp_wr = max_cqe 256), one completion
+	 * vector, query_port and query_gid fill nothing, create_cq takes
+	 * {buf_addr} and answers nothing, a cfg_vport failure is ENODEV.
+	 */
+	[EMU_KERNEL_6_2] = { .version = "6.2" },
+	/*
+	 * "RDMA/mana_ib: query device capabilities" (posted 2023-12-04, so
+	 * the 6.8 window): max_qp, max_cq, max_mr, max_qp_wr = max_cqe from
+	 * the adapter.  num_comp_vectors from the adapter's queues is put
+	 * here too (inferred: read in the pre-RNIC driver, its version not
+	 * pinned).
+	 */
+	[EMU_KERNEL_6_8] = { .version = "6.8", .inferred = true, K6_8 },
+	/*
 	 * RNIC CQs (create_cq flags bit 0, resp {cqid}): rdma-core synced
-	 * the header on 2024-05-08 to a 6.10 merge-window commit.
+	 * the header on 2024-05-08 to a 6.10 merge-window commit.  The RNIC
+	 * series also brought "implement port parameters" (posted
+	 * 2024-04-10: query_port state, MTU, GIDs on port 1).  The full
+	 * query_device answer (ids, page sizes, max_pd, ...) is put here
+	 * (inferred: not read in a 6.8/6.9 text).
 	 */
 	[EMU_KERNEL_6_10] = { .version = "6.10", .inferred = true, K6_10 },
 	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */

@@ -5,6 +5,8 @@
  * the uverbs char devices and the verbs (research mana-kernel-and-gdma.md
  * 2.1, 2.4):
  *
+ * - raw only (6.2 .. 6.9): one mana_0, raw packet QPs on every port,
+ *   no RNIC objects, no GIDs;
  * - before the split (6.10 .. 6.15): one mana_0 serves raw packet QPs on
  *   every port and RNIC objects (RC QPs, RNIC CQs chosen by the
  *   create_cq flag) on port 1; it reports vendor_part_id 2 as today's
@@ -53,7 +55,8 @@ static inline bool emu_ibdev_get(const struct mana_emu_options *o,
 	if (i >= emu_ibdev_count(o))
 		return false;
 	*d = (struct emu_ibdev){
-		.index = i, .raw = !split || i == 0, .rnic = !split || i == 1,
+		.index = i, .raw = !split || i == 0,
+		.rnic = e->rnic_cq_flag && (!split || i == 1),
 		.rnic_cq_always = e->cq_type_from_device && split && i == 1,
 		.rnic_cq_never = e->cq_type_from_device && split && i == 0,
 		.vendor_part_id = split && i == 1 ? 3 : 2,
