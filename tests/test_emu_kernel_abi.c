@@ -1136,6 +1136,37 @@ static void test_mmap(void)
 
 /* ---- MR registration: the uverbs core's answers ------------------------------ */
 
+/* Register with @access: @ok says whether this era's mana_ib takes it. */
+static void mr_case(int access, bool ok, const char *what)
+{
+	uint32_t mr;
+	int got = k_mr_access(&K, mem, PAGE, access, &mr);
+
+	CHECK(got == (ok ? 0 : EINVAL), "%s (kernel %ld): got %d (%s)", what,
+	      kver, got, strerror(got));
+	if (!got)
+		CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+}
+
+/*
+ * mana_ib's access bits by era: 6.2 local write, remote write and read
+ * only; optional bits (relaxed ordering) ignored from 6.10; remote atomic
+ * and zero-based from 6.16; MW_BIND with the MWs of 6.17.
+ */
+static void test_mr_era(void)
+{
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		IBV_ACCESS_REMOTE_READ, true, "the 6.2 set");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING,
+		kver >= 6010, "relaxed ordering");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+		kver >= 6016, "remote atomic");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED, kver >= 6016,
+		"zero based");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, kver >= 6017,
+		"MW bind");
+}
+
 static void test_mr(void)
 {
 	uint32_t mr;
@@ -1153,6 +1184,7 @@ static void test_mr(void)
 	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
 	CHECK_ERRNO(k_mr_access(&K, mem, PAGE, IBV_ACCESS_LOCAL_WRITE, &mr), 0);
 	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+	test_mr_era();
 }
 
 /* ---- close releases everything --------------------------------------------- */

@@ -22,11 +22,11 @@
  * row for that kernel exists (README "Known differences").
  */
 #define K6_10 K6_8, .rnic_cq_flag = true, .port_attrs = true, \
-	.device_attrs = true, .vport_refs = true
+	.device_attrs = true, .vport_refs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
 #define K6_15 K6_14, .dmabuf_mr = true
-#define K6_16 K6_15, .split = true
+#define K6_16 K6_15, .split = true, .mr_atomic_zbva = true
 #define K6_17 K6_16, .dm = true, .mw = true
 #define K7_0 K6_17, .cq_type_from_device = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true
@@ -54,7 +54,9 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * series also brought "implement port parameters" (posted
 	 * 2024-04-10: query_port state, MTU, GIDs on port 1).  The full
 	 * query_device answer (ids, page sizes, max_pd, ...) is put here
-	 * (inferred: not read in a 6.8/6.9 text).
+	 * (inferred: not read in a 6.8/6.9 text), and "ignore optional
+	 * access flags for MRs" (posted 2024-06-05 as a fix: 6.10-rc, and
+	 * stable trees may carry it into older kernels).
 	 */
 	[EMU_KERNEL_6_10] = { .version = "6.10", .inferred = true, K6_10 },
 	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */
@@ -65,7 +67,9 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	[EMU_KERNEL_6_15] = { .version = "6.15", .inferred = true, K6_15 },
 	/*
 	 * The ETH/RNIC split (posted April 2025); the CQ type still follows
-	 * the create_cq flag.
+	 * the create_cq flag.  MRs with REMOTE_ATOMIC and ZERO_BASED came in
+	 * the same month ("Access remote atomic for MRs", "support of the
+	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (6.17).
 	 */
 	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
 	/* DM and MW: their patches take the ib_dmah argument of 6.17 */

@@ -25,6 +25,8 @@ struct emu_era {
 	bool port_attrs;		/* query_port fills in the port */
 	bool device_attrs;		/* query_device: ids, caps, every limit */
 	bool vport_refs;		/* cfg_vport errno as is, RSS vport ref */
+	bool mr_optional;		/* reg_mr ignores IB_ACCESS_OPTIONAL bits */
+	bool mr_atomic_zbva;		/* reg_mr: REMOTE_ATOMIC, ZERO_BASED */
 	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
 	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
 	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
