@@ -21,7 +21,8 @@
  * rows from 6.10 keep the EBUSY answer the emulator always gave until a
  * row for that kernel exists (README "Known differences").
  */
-#define K6_10 K6_8, .rnic_cq_flag = true, .port_attrs = true, \
+#define K6_10 K6_8, .comp_vectors = true, .ib_netdev = true, \
+	.rnic_cq_flag = true, .port_attrs = true, \
 	.device_attrs = true, .vport_refs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
@@ -43,16 +44,18 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
 	 * "RDMA/mana_ib: query device capabilities" (posted 2023-12-04, so
 	 * the 6.8 window): max_qp, max_cq, max_mr, max_qp_wr = max_cqe from
-	 * the adapter.  num_comp_vectors from the adapter's queues is put
-	 * here too (inferred: read in the pre-RNIC driver, its version not
-	 * pinned).
+	 * the adapter.
 	 */
 	[EMU_KERNEL_6_8] = { .version = "6.8", .inferred = true, K6_8 },
 	/*
 	 * RNIC CQs (create_cq flags bit 0, resp {cqid}): rdma-core synced
 	 * the header on 2024-05-08 to a 6.10 merge-window commit.  The RNIC
 	 * series also brought "implement port parameters" (posted
-	 * 2024-04-10: query_port state, MTU, GIDs on port 1).  The full
+	 * 2024-04-10: query_port state, MTU, GIDs on port 1), "Use
+	 * num_comp_vectors of ib_device" (posted 2024-04-12: one vector per
+	 * adapter queue; 6.2 .. 6.9 set 1) and the port's netdev with the
+	 * node GUID from its MAC (ib_device_set_netdev; 6.2's probe set
+	 * neither, the version it came in is inferred).  The full
 	 * query_device answer (ids, page sizes, max_pd, ...) is put here
 	 * (inferred: not read in a 6.8/6.9 text), and "ignore optional
 	 * access flags for MRs" (posted 2024-06-05 as a fix: 6.10-rc, and

@@ -94,19 +94,21 @@ void emu_kernel_init(const struct mana_emu_options *opts)
 		mana_emu_port_mac(opts, port, emu_dev.ports[port - 1].mac);
 		emu_dev.ports[port - 1].netdev_up = opts->netdev_up;
 	}
-	emu_dev.node_guid = emu_mac_to_guid(emu_dev.ports[0].mac);
+	/* 6.2's probe set no node GUID (the core reports 0) */
+	emu_dev.node_guid = emu_era_get(opts->kernel)->ib_netdev ?
+			    emu_mac_to_guid(emu_dev.ports[0].mac) : 0;
 	emu_dev.driver_id = opts->driver_id;
+	/* 6.2 had fixed limits, the adapter's from 6.8 */
+	emu_dev.max_qp_wr = emu_era_get(opts->kernel)->adapter_caps ?
+			    opts->max_qp_wr : MANA_6_2_MAX_QP_WR;
 	/*
 	 * mana: one completion vector per queue pair of the adapter, <= 64;
-	 * 6.2 had fixed limits and one vector (its raw CQs had no EQ).
+	 * before 6.10 one (6.2's raw CQs had no EQ).
 	 */
-	if (emu_era_get(opts->kernel)->adapter_caps) {
-		emu_dev.max_qp_wr = opts->max_qp_wr;
+	if (emu_era_get(opts->kernel)->comp_vectors)
 		emu_dev.num_comp_vectors = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
-	} else {
-		emu_dev.max_qp_wr = MANA_6_2_MAX_QP_WR;
+	else
 		emu_dev.num_comp_vectors = 1;
-	}
 	emu_device_set_ops(&device_ops);
 }
 
