@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* A row and everything before it (each era keeps the older behaviour). */
-#define K6_8 .adapter_caps = true
+#define K6_8 .adapter_caps = true, .raw_cq_events = true
 /*
  * vport_refs is in fact newer than every row: mana_ib remapped any
  * cfg_vport failure to ENODEV and its RSS QP took no vport reference
@@ -44,7 +44,9 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
 	 * "RDMA/mana_ib: query device capabilities" (posted 2023-12-04, so
 	 * the 6.8 window): max_qp, max_cq, max_mr, max_qp_wr = max_cqe from
-	 * the adapter.
+	 * the adapter; "Add CQ interrupt support for RAW QP" (same series,
+	 * 2023-12-15): raw CQs get an EQ, so completion events (6.2 created
+	 * them with GDMA_CQ_NO_EQ: an armed CQ never raised one).
 	 */
 	[EMU_KERNEL_6_8] = { .version = "6.8", .inferred = true, K6_8 },
 	/*

@@ -21,6 +21,7 @@ struct emu_era {
 	bool inferred;			/* version not pinned to a release */
 	/* --- what this kernel does (each implied by the later ones) --- */
 	bool adapter_caps;		/* limits from the adapter, not 6.2's */
+	bool raw_cq_events;		/* raw CQs on an EQ: completion events */
 	bool comp_vectors;		/* num_comp_vectors: the adapter's queues */
 	bool ib_netdev;			/* port netdev and node GUID set */
 	bool rnic_cq_flag;		/* RNIC objects: GIDs, create_cq flags */

@@ -60,6 +60,9 @@ static void dev_cq_event(struct emu_cq *cq)
 		.cq_handle = cq->user_handle,
 	};
 
+	/* 6.2 attached raw CQs to no EQ: the interrupt never came */
+	if (!kernel_era()->raw_cq_events)
+		return;
 	if (cq->channel)
 		emu_event_post(cq->channel, cq, &desc, sizeof(desc));
 }
