@@ -24,7 +24,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -877,17 +876,7 @@ static void case_rss_udp(bool by_mask)
  */
 static bool raw_cq_events(void)
 {
-	const char *o = getenv("MANA_EMU_OPTIONS");
-	const char *k = o ? strstr(o, "--kernel=") : NULL;
-	long major, minor = 0;
-	char *end;
-
-	if (!k)
-		return true;	/* the default, 6.14 */
-	major = strtol(k + 9, &end, 10);
-	if (*end == '.')
-		minor = strtol(end + 1, NULL, 10);
-	return major * 1000 + minor >= 6008;
+	return emu_kernel_version() >= 6008;
 }
 
 /*

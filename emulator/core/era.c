@@ -27,7 +27,8 @@
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
 #define K6_15 K6_14, .dmabuf_mr = true
-#define K6_16 K6_15, .split = true, .mr_atomic_zbva = true
+#define K6_16 K6_15, .split = true, .device_ids = true, \
+	.mr_atomic_zbva = true
 #define K6_17 K6_16, .dm = true, .mw = true
 #define K7_0 K6_17, .cq_type_from_device = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true
@@ -72,7 +73,11 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	[EMU_KERNEL_6_15] = { .version = "6.15", .inferred = true, K6_15 },
 	/*
 	 * The ETH/RNIC split (posted April 2025); the CQ type still follows
-	 * the create_cq flag.  MRs with REMOTE_ATOMIC and ZERO_BASED came in
+	 * the create_cq flag.  The same patch made query_device report
+	 * vendor_id, vendor_part_id (the GDMA device type) and, on the ETH
+	 * device, raw_packet_caps: before, all three were 0 (DPDK checks the
+	 * latter two only when vendor_part_id is nonzero, "compatible with
+	 * all kernel versions").  MRs with REMOTE_ATOMIC and ZERO_BASED came in
 	 * the same month ("Access remote atomic for MRs", "support of the
 	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (6.17).
 	 */

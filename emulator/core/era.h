@@ -33,6 +33,7 @@ struct emu_era {
 	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
 	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
 	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
+	bool device_ids;		/* vendor ids, raw_packet_caps reported */
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
 	bool robust_udata;		/* driver data: tails, comp_mask checked */
 	bool pdn;			/* ucontext comp_mask, alloc_pd {pdn} */

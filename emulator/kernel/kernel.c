@@ -177,7 +177,9 @@ void emu_query_device(const struct emu_ibdev *d,
 	b->sys_image_guid = htobe64(emu_dev.node_guid);
 	b->max_mr_size = UINT64_MAX;
 	b->page_size_cap = MANA_PAGE_SZ_CAP;
-	b->vendor_id = MANA_PCI_VENDOR_ID;
+	/* vendor ids and raw_packet_caps: from the split (6.16), else 0 */
+	if (kernel_era()->device_ids)
+		b->vendor_id = MANA_PCI_VENDOR_ID;
 	b->vendor_part_id = d->vendor_part_id;
 	b->hw_ver = EMU_HW_VER;
 	b->max_qp = MANA_MAX_QP;
@@ -196,7 +198,7 @@ void emu_query_device(const struct emu_ibdev *d,
 	b->phys_port_cnt = d->nports;
 	resp->device_cap_flags_ex = EMU_DEVICE_CAP_FLAGS;
 	/* the ETH role only; the RC attributes on the RNIC only */
-	if (d->raw)
+	if (d->raw && kernel_era()->device_ids)
 		resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
 	if (d->rnic)
 		emu_rnic_query_device(resp);
