@@ -35,8 +35,9 @@
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
-	 * The first mana_ib (v6.2; qp.c read at 0604aa87, main.c, cq.c and
-	 * mana-abi.h at their v6.2 text): raw packet QPs only, fixed
+	 * The first mana_ib (v6.2; qp.c read at 0604aa87, device.c, main.c,
+	 * cq.c and mr.c in their first text and the diff context of the
+	 * patches that changed them): raw packet QPs only, fixed
 	 * limits (max_qp 64, max_qp_wr = max_cqe 256), one completion
 	 * vector, query_port and query_gid fill nothing, create_cq takes
 	 * {buf_addr} and answers nothing, a cfg_vport failure is ENODEV.
@@ -59,7 +60,7 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * adapter queue; 6.2 .. 6.9 set 1) and the port's netdev with the
 	 * node GUID from its MAC (ib_device_set_netdev; 6.2's probe set
 	 * neither, the version it came in is inferred).  The full
-	 * query_device answer (ids, page sizes, max_pd, ...) is put here
+	 * query_device answer (page sizes, max_pd, ack delay, ...) is put here
 	 * (inferred: not read in a 6.8/6.9 text), and "ignore optional
 	 * access flags for MRs" (posted 2024-06-05 as a fix: 6.10-rc, and
 	 * stable trees may carry it into older kernels).

@@ -26,7 +26,7 @@ struct emu_era {
 	bool ib_netdev;			/* port netdev and node GUID set */
 	bool rnic_cq_flag;		/* RNIC objects: GIDs, create_cq flags */
 	bool port_attrs;		/* query_port fills in the port */
-	bool device_attrs;		/* query_device: ids, caps, every limit */
+	bool device_attrs;		/* query_device: page sizes, every limit */
 	bool vport_refs;		/* cfg_vport errno as is, RSS vport ref */
 	bool mr_optional;		/* reg_mr ignores IB_ACCESS_OPTIONAL bits */
 	bool mr_atomic_zbva;		/* reg_mr: REMOTE_ATOMIC, ZERO_BASED */
