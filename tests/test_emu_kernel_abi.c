@@ -33,12 +33,16 @@
 #define DEV "/dev/infiniband/uverbs0"
 #define PAGE 4096UL
 #define DRIVER_ID 20
-#define MAX_QP_WR 8192	/* mana-emu's default --max-qp-wr */
+/* mana-emu's default --max-qp-wr; 6.2's fixed MAX_SEND_BUFFERS_PER_QUEUE */
+#define MAX_QP_WR (kver >= 6008 ? 8192 : 256)
 
 #include "uverbs_raw.h"
 
 static long kver;		/* the emulated kernel, MAJOR * 1000 + MINOR */
 #define ROBUST_UDATA (kver >= 7001)	/* driver data tails checked */
+#define RNIC (kver >= 6010)		/* CQ response, port attributes */
+/* a vport in use: mana_ib remapped mana_cfg_vport()'s EBUSY to ENODEV */
+#define VPORT_BUSY (RNIC ? EBUSY : ENODEV)
 
 /* ---- emulator test API -------------------------------------------------- */
 
@@ -396,7 +400,9 @@ static void test_cq(void)
 	uint32_t h, cqid;
 
 	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 16, 0, &h, &cqid), 0);
-	CHECK(cqid == UINT32_MAX, "ETH CQ id %#x, want 0xffffffff", cqid);
+	/* 6.2 had no CQ response: the output is left as it was */
+	CHECK(cqid == (RNIC ? UINT32_MAX : 0x12345678),
+	      "ETH CQ id %#x (kernel %ld)", cqid, kver);
 	CHECK_ERRNO(k_destroy_cq(&K, h), 0);
 	/* the 6.2 layout: buf_addr only */
 	CHECK_ERRNO(k_cq_ex(&K, 64, (uintptr_t)BUF(0), 0, 8, 0, &h, NULL), 0);
@@ -563,7 +569,15 @@ static void test_sq(void)
 	/* same PD, same port: fine; the PD is bound to port 1 */
 	r = sq_default(&K, cq2, BUF(3));
 	r.port = 2;
-	sq_case(r, EINVAL, "PD bound to port 1, QP on port 2");
+	if (RNIC) {
+		sq_case(r, EINVAL, "PD bound to port 1, QP on port 2");
+	} else {
+		uint32_t qp2;
+
+		/* 6.2: the PD's later QPs skip the vport, any port */
+		CHECK_ERRNO(k_sq(&K, &r, &qp2, NULL, NULL), 0);
+		CHECK_ERRNO(k_destroy_qp(&K, qp2), 0);
+	}
 
 	/*
 	 * mana_ib has no query_qp (any QP type, any version): the core drops
@@ -597,7 +611,7 @@ static void test_sq(void)
 	CHECK_ERRNO(k_destroy_cq(&K, cq), 0);
 }
 
-/* Another context (and PD) holding port 1's vport: EBUSY. */
+/* Another context (and PD) holding port 1's vport: EBUSY (6.2: ENODEV). */
 static void test_vport_busy(void)
 {
 	struct kctx other;
@@ -612,7 +626,7 @@ static void test_vport_busy(void)
 	CHECK_ERRNO(k_pd(&other, &other.pd), 0);
 	CHECK_ERRNO(k_cq(&other, 64, BUF(8), &ocq), 0);
 	r = sq_default(&other, ocq, BUF(9));
-	CHECK_ERRNO(k_sq(&other, &r, NULL, NULL, NULL), EBUSY);
+	CHECK_ERRNO(k_sq(&other, &r, NULL, NULL, NULL), VPORT_BUSY);
 	/* port 2 is free */
 	r.port = 2;
 	CHECK_ERRNO(k_sq(&other, &r, NULL, NULL, NULL), 0);
@@ -626,7 +640,7 @@ static void test_vport_busy(void)
 		CHECK_ERRNO(k_cq(&K, 64, BUF(4), &cq3), 0);
 		r = sq_default(&K, cq3, BUF(5));
 		r.pd = K.pd2;
-		CHECK_ERRNO(k_sq(&K, &r, NULL, NULL, NULL), EBUSY);
+		CHECK_ERRNO(k_sq(&K, &r, NULL, NULL, NULL), VPORT_BUSY);
 		CHECK_ERRNO(k_destroy_cq(&K, cq3), 0);
 	}
 	CHECK_ERRNO(k_destroy_qp(&K, qp), 0);
@@ -713,17 +727,29 @@ static void test_rss(void)
 		      q.buf_size == 4 * PAGE && q.cq_id == resp.entries[i].cqid,
 		      "RQ %u as the device sees it", i);
 
-	/* one RSS QP per vport */
+	/*
+	 * One RSS QP per vport; before, a second one programs the port's
+	 * steering over the first's (6.2: no check, no vport reference).
+	 */
 	{
-		uint32_t one;
+		uint32_t one, qp2;
 
 		CHECK_ERRNO(k_table(&K, 0, &wq[2], &one), 0);
 		r = rss_default(&K, one);
-		rss_case(r, EBUSY, "second RSS QP");
+		if (RNIC) {
+			rss_case(r, EBUSY, "second RSS QP");
+		} else {
+			CHECK_ERRNO(k_rss(&K, &r, &qp2, &resp), 0);
+			CHECK(emu_rss(1, &info) == 0 && info.num_entries == 1 &&
+			      info.default_rq == resp.entries[0].wqid,
+			      "the second RSS QP steers the port");
+			CHECK_ERRNO(k_destroy_qp(&K, qp2), 0);
+		}
 		CHECK_ERRNO(k_destroy_table(&K, one), 0);
 		/* the same table again: has_rss_qp is checked before the WQs */
 		r = rss_default(&K, t);
-		rss_case(r, EBUSY, "second RSS QP on the same table");
+		if (RNIC)
+			rss_case(r, EBUSY, "second RSS QP on the same table");
 	}
 
 	CHECK_ERRNO(k_destroy_table(&K, t), EBUSY);
@@ -768,7 +794,8 @@ static int ioc_cq_create(struct kctx *k, uint64_t buf, uint16_t udata_len,
 	ioc_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(ur), (uintptr_t)&ur);
 	ret = ioc_run(k->fd, &c);
 	if (!ret) {
-		CHECK(resp_cqe == 64 && ur.cqid == UINT32_MAX, "ioctl CQ output");
+		CHECK(resp_cqe == 64 && ur.cqid == (RNIC ? UINT32_MAX : 0),
+		      "ioctl CQ output");
 		*handle = h->data;
 	}
 	return ret;
@@ -1016,6 +1043,62 @@ static void test_ioctl(void)
 	      "ioctl destroy_cq response");
 }
 
+/* ---- query verbs by era ------------------------------------------------------ */
+
+/*
+ * 6.2's mana_ib answered query_device with fixed limits and nothing else
+ * (no node GUID either), filled nothing in query_port (state NOP, no
+ * GIDs, the core's InfiniBand fallback for the link layer) and had one
+ * completion vector; 6.8 took the limits from the adapter, 6.10 brought
+ * the full answers and a vector per adapter queue.
+ */
+static void test_query_era(void)
+{
+	struct ib_uverbs_query_device_resp d;
+	struct ib_uverbs_query_device dc = { .response = (uintptr_t)&d };
+	struct ib_uverbs_query_port_resp p;
+	struct ib_uverbs_query_port pc = { .response = (uintptr_t)&p,
+					   .port_num = 1 };
+
+	memset(&d, 0xee, sizeof(d));
+	CHECK_ERRNO(uv_write(K.fd, IB_USER_VERBS_CMD_QUERY_DEVICE, &dc,
+			     sizeof(dc), NULL, 0, sizeof(d)), 0);
+	CHECK(d.max_qp == 64 && d.max_qp_wr == (uint32_t)MAX_QP_WR &&
+	      d.max_cqe == (uint32_t)MAX_QP_WR && d.max_sge == 15 &&
+	      d.phys_port_cnt == 2, "limits: qp %u wr %u cqe %u sge %u ports %u",
+	      d.max_qp, d.max_qp_wr, d.max_cqe, d.max_sge, d.phys_port_cnt);
+	CHECK(RNIC ? d.max_pd && d.page_size_cap && d.max_pkeys == 1 :
+		     !d.max_pd && !d.page_size_cap && !d.fw_ver && !d.max_pkeys,
+	      "max_pd %u, page sizes %#llx", d.max_pd,
+	      (unsigned long long)d.page_size_cap);
+	/* vendor ids came with the split (6.16): 0 before */
+	CHECK(kver >= 6016 ? d.vendor_id == 0x1414 && d.vendor_part_id == 2 :
+			     !d.vendor_id && !d.vendor_part_id,
+	      "device ids %#x/%u", d.vendor_id, d.vendor_part_id);
+	/* 6.2 .. 6.9 set one vector; the adapter's queue count from 6.10 */
+	if (!RNIC)
+		CHECK(K.ncv == 1, "one completion vector, not %u", K.ncv);
+	CHECK(RNIC ? d.node_guid != 0 : d.node_guid == 0,
+	      "node GUID %#llx", (unsigned long long)d.node_guid);
+
+	memset(&p, 0xee, sizeof(p));
+	CHECK_ERRNO(uv_write(K.fd, IB_USER_VERBS_CMD_QUERY_PORT, &pc,
+			     sizeof(pc), NULL, 0, sizeof(p)), 0);
+	/* GIDs on uverbs0's port 1 until the split moved them to mana_0 */
+	CHECK(RNIC ? p.state == IBV_PORT_DOWN && p.link_layer == 2 &&
+		     p.gid_tbl_len == (kver < 6016 ? 16 : 0) &&
+		     p.max_mtu == IBV_MTU_4096 :
+		     !p.state && !p.phys_state && !p.max_mtu &&
+		     !p.active_mtu && !p.gid_tbl_len && !p.pkey_tbl_len &&
+		     p.link_layer == 1,
+	      "port 1: state %u phys %u mtu %u/%u gids %u link layer %u",
+	      p.state, p.phys_state, p.max_mtu, p.active_mtu, p.gid_tbl_len,
+	      p.link_layer);
+	pc.port_num = 3;
+	CHECK_ERRNO(uv_write(K.fd, IB_USER_VERBS_CMD_QUERY_PORT, &pc,
+			     sizeof(pc), NULL, 0, sizeof(p)), EINVAL);
+}
+
 /* ---- doorbell page ------------------------------------------------------------ */
 
 static void test_mmap(void)
@@ -1058,6 +1141,37 @@ static void test_mmap(void)
 
 /* ---- MR registration: the uverbs core's answers ------------------------------ */
 
+/* Register with @access: @ok says whether this era's mana_ib takes it. */
+static void mr_case(int access, bool ok, const char *what)
+{
+	uint32_t mr;
+	int got = k_mr_access(&K, mem, PAGE, access, &mr);
+
+	CHECK(got == (ok ? 0 : EINVAL), "%s (kernel %ld): got %d (%s)", what,
+	      kver, got, strerror(got));
+	if (!got)
+		CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+}
+
+/*
+ * mana_ib's access bits by era: 6.2 local write, remote write and read
+ * only; optional bits (relaxed ordering) ignored from 6.10; remote atomic
+ * and zero-based from 6.16; MW_BIND with the MWs of 6.17.
+ */
+static void test_mr_era(void)
+{
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		IBV_ACCESS_REMOTE_READ, true, "the 6.2 set");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING,
+		kver >= 6010, "relaxed ordering");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
+		kver >= 6016, "remote atomic");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED, kver >= 6016,
+		"zero based");
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, kver >= 6017,
+		"MW bind");
+}
+
 static void test_mr(void)
 {
 	uint32_t mr;
@@ -1075,6 +1189,7 @@ static void test_mr(void)
 	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
 	CHECK_ERRNO(k_mr_access(&K, mem, PAGE, IBV_ACCESS_LOCAL_WRITE, &mr), 0);
 	CHECK_ERRNO(k_dereg_mr(&K, mr), 0);
+	test_mr_era();
 }
 
 /* ---- close releases everything --------------------------------------------- */
@@ -1126,12 +1241,20 @@ static void test_netdev_up(void)
 
 	CHECK_ERRNO(k_cq(&K, 64, BUF(0), &cq[0]), 0);
 	r = sq_default(&K, cq[0], BUF(2));
-	CHECK_ERRNO(k_sq(&K, &r, NULL, NULL, NULL), EBUSY);
+	CHECK_ERRNO(k_sq(&K, &r, NULL, NULL, NULL), VPORT_BUSY);
 	CHECK_ERRNO(k_cq(&K, 64, BUF(1), &cq[1]), 0);
 	CHECK_ERRNO(k_wq(&K, cq[1], BUF(3), &wq), 0);
 	CHECK_ERRNO(k_table(&K, 0, &wq, &t), 0);
 	rr = rss_default(&K, t);
-	CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EBUSY);
+	/* 6.2's RSS QP programs the steering without asking for the vport */
+	if (RNIC) {
+		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EBUSY);
+	} else {
+		uint32_t qp;
+
+		CHECK_ERRNO(k_rss(&K, &rr, &qp, NULL), 0);
+		CHECK_ERRNO(k_destroy_qp(&K, qp), 0);
+	}
 	CHECK_ERRNO(k_destroy_table(&K, t), 0);
 	CHECK_ERRNO(k_destroy_wq(&K, wq), 0);
 	CHECK_ERRNO(k_destroy_cq(&K, cq[1]), 0);
@@ -1184,6 +1307,7 @@ int main(int argc, char **argv)
 		run(test_mr, "mr");
 		run(test_context_pd, "context_pd");
 		run(test_qp_types, "qp_types");
+		run(test_query_era, "query_era");
 		test_close_releases();
 	}
 	k_close(&K);

@@ -637,12 +637,17 @@ static void test_rdma_options(void)
 	      o.kernel == EMU_KERNEL_6_10, "the last --kernel wins");
 	mana_emu_options_format(&o, buf, sizeof(buf));
 	CHECK(strstr(buf, "--kernel=6.10"), "format 6.10: '%s'", buf);
+	/* the raw-only kernels: 6.2, and 6.9 is 6.8's era */
+	CHECK(!parse("--kernel=6.2", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_6_2, "--kernel=6.2: %s", err);
+	CHECK(!parse("--kernel=6.9", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_6_8, "--kernel=6.9 is 6.8's era");
 	CHECK(!parse("--kernel=6.14", &o, err, sizeof(err)) &&
 	      (mana_emu_options_format(&o, buf, sizeof(buf)), !strstr(buf, "--kernel")),
 	      "the default is not written: '%s'", buf);
 	{
 		static const char *const bad_kernel[] = {
-			"6.2", "6.9", "7.2", "8.0", "6", "6.", "x.1", "6.14a", "",
+			"6.1", "5.19", "7.2", "8.0", "6", "6.", "x.1", "6.14a", "",
 		};
 
 		for (i = 0; i < sizeof(bad_kernel) / sizeof(bad_kernel[0]); i++) {

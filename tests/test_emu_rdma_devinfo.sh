@@ -3,9 +3,9 @@
 #
 # The RDMA side of the emulated VM through Debian's tools: the GIDs in
 # ibv_devinfo -v (our provider and the distribution's, ioctl and write),
-# the addresses in `ip addr`, and both kernel eras' devices in
-# ibv_devinfo and `rdma link`, and ibv_rc_pingpong on the split era's
-# mana_0.  Usage: test_emu_rdma_devinfo.sh BUILD_DIR
+# the addresses in `ip addr`, the kernel eras' devices in ibv_devinfo
+# and `rdma link` (6.2's raw-only mana_0, one device, the split), and
+# ibv_rc_pingpong on the split era's mana_0.  Usage: test_emu_rdma_devinfo.sh BUILD_DIR
 set -u
 BUILD=${1:?build dir}
 EMU="$BUILD/bin/mana-emu"
@@ -66,6 +66,27 @@ run rdma_link 0 -- "$EMU" --era=split --ports=2 -- rdma link
 expect "rdma link manae_0/2" "$TMP/rdma_link.out" '^link manae_0/2 .* netdev enP30832s1d1'
 expect "rdma link mana_0/1" "$TMP/rdma_link.out" '^link mana_0/1 .* netdev enP30832s1'
 expect_not "rdma link no mana_0/2" "$TMP/rdma_link.out" 'mana_0/2'
+
+# 6.2, the raw-only mana_ib: no GIDs whatever --ip says, fixed limits,
+# query_port filled nothing (state 0 even with the netdev up), no netdev
+# paired with the ports and no node GUID; Debian's libmana (v44) and ours
+for p in ours system; do
+	n=k62_$p
+	run $n 0 -- "$EMU" --kernel=6.2 --provider=$p --ports=2 --netdev-up $IPS -- ibv_devinfo -v
+	expect "$n max_qp_wr" "$TMP/$n.out" 'max_qp_wr:\s+256$'
+	expect "$n max_qp" "$TMP/$n.out" 'max_qp:\s+64$'
+	expect "$n vendor 0" "$TMP/$n.out" 'vendor_id:\s+0x0000$'
+	expect "$n one vector" "$TMP/$n.out" 'num_comp_vectors:\s+1$'
+	expect "$n state 0" "$TMP/$n.out" 'state:\s+.*\(0\)$'
+	expect "$n gid_tbl_len 0" "$TMP/$n.out" 'gid_tbl_len:\s+0$'
+	expect_not "$n no GIDs" "$TMP/$n.out" 'GID\['
+	expect_not "$n not active" "$TMP/$n.out" 'PORT_ACTIVE'
+done
+run k62_link 0 -- "$EMU" --kernel=6.2 --ports=2 --netdev-up -- rdma link
+expect "6.2 rdma link state 0" "$TMP/k62_link.out" '^link mana_0/1 state NOP physical_state NOP'
+expect_not "6.2 rdma link no netdev" "$TMP/k62_link.out" 'netdev'
+run k62_dev 0 -- "$EMU" --kernel=6.2 -- rdma dev
+expect "6.2 no node GUID" "$TMP/k62_dev.out" 'node_guid 0000:0000:0000:0000'
 
 # split era traffic: Debian's ibv_rc_pingpong on mana_0 (uverbs1) of two
 # emulated VMs joined by a socket: wire, with our provider

@@ -101,23 +101,4 @@ static int ioc_run(int fd, struct ioc *c)
 	return ioctl(fd, RDMA_VERBS_IOCTL, c) ? errno : 0;
 }
 
-/*
- * The kernel version mana-emu emulates, as MAJOR * 1000 + MINOR: the
- * launcher's normalised options carry --kernel=VERSION unless it is the
- * default (6.14, emulator/core/era.h).
- */
-static inline long emu_kernel_version(void)
-{
-	const char *o = getenv("MANA_EMU_OPTIONS"), *k;
-	char *end;
-	long major, minor;
-
-	k = o ? strstr(o, "--kernel=") : NULL;
-	if (!k)
-		return 6014;
-	major = strtol(k + 9, &end, 10);
-	minor = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
-	return major * 1000 + minor;
-}
-
 #endif /* MANA_TESTS_UVERBS_RAW_H */

@@ -2,9 +2,10 @@
 /*
  * The table of kernel eras (era.h).  Each row is the first kernel with a
  * change to mana_ib's userspace ABI or behaviour; the evidence for its
- * version is next to it.  Every version is inferred from the date a patch
- * reached rdma-next (rdma-core's "Update kernel headers" commits, the
- * linux-rdma mails), not read from a release tag.
+ * version is next to it.  6.2 is read from the v6.2 source; every later
+ * version is inferred from the date a patch reached rdma-next (rdma-core's
+ * "Update kernel headers" commits, the linux-rdma mails), not read from a
+ * release tag.
  */
 #include "era.h"
 
@@ -12,19 +13,57 @@
 #include <string.h>
 
 /* A row and everything before it (each era keeps the older behaviour). */
-#define K6_10 .rnic_cq_flag = true
+#define K6_8 .adapter_caps = true, .raw_cq_events = true
+/*
+ * vport_refs is in fact newer than every row: mana_ib remapped any
+ * cfg_vport failure to ENODEV and its RSS QP took no vport reference
+ * until the per-vPort EQ series (pulled in June 2026, after 7.1).  The
+ * rows from 6.10 keep the EBUSY answer the emulator always gave until a
+ * row for that kernel exists (README "Known differences").
+ */
+#define K6_10 K6_8, .comp_vectors = true, .ib_netdev = true, \
+	.rnic_cq_flag = true, .port_attrs = true, \
+	.device_attrs = true, .vport_refs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
 #define K6_15 K6_14, .dmabuf_mr = true
-#define K6_16 K6_15, .split = true
+#define K6_16 K6_15, .split = true, .device_ids = true, \
+	.mr_atomic_zbva = true
 #define K6_17 K6_16, .dm = true, .mw = true
 #define K7_0 K6_17, .cq_type_from_device = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
+	 * The first mana_ib (v6.2; qp.c read at 0604aa87, device.c, main.c,
+	 * cq.c and mr.c in their first text and the diff context of the
+	 * patches that changed them): raw packet QPs only, fixed
+	 * limits (max_qp 64, max_qp_wr = max_cqe 256), one completion
+	 * vector, query_port and query_gid fill nothing, create_cq takes
+	 * {buf_addr} and answers nothing, a cfg_vport failure is ENODEV.
+	 */
+	[EMU_KERNEL_6_2] = { .version = "6.2" },
+	/*
+	 * "RDMA/mana_ib: query device capabilities" (posted 2023-12-04, so
+	 * the 6.8 window): max_qp, max_cq, max_mr, max_qp_wr = max_cqe from
+	 * the adapter; "Add CQ interrupt support for RAW QP" (same series,
+	 * 2023-12-15): raw CQs get an EQ, so completion events (6.2 created
+	 * them with GDMA_CQ_NO_EQ: an armed CQ never raised one).
+	 */
+	[EMU_KERNEL_6_8] = { .version = "6.8", .inferred = true, K6_8 },
+	/*
 	 * RNIC CQs (create_cq flags bit 0, resp {cqid}): rdma-core synced
-	 * the header on 2024-05-08 to a 6.10 merge-window commit.
+	 * the header on 2024-05-08 to a 6.10 merge-window commit.  The RNIC
+	 * series also brought "implement port parameters" (posted
+	 * 2024-04-10: query_port state, MTU, GIDs on port 1), "Use
+	 * num_comp_vectors of ib_device" (posted 2024-04-12: one vector per
+	 * adapter queue; 6.2 .. 6.9 set 1) and the port's netdev with the
+	 * node GUID from its MAC (ib_device_set_netdev; 6.2's probe set
+	 * neither, the version it came in is inferred).  The full
+	 * query_device answer (page sizes, max_pd, ack delay, ...) is put here
+	 * (inferred: not read in a 6.8/6.9 text), and "ignore optional
+	 * access flags for MRs" (posted 2024-06-05 as a fix: 6.10-rc, and
+	 * stable trees may carry it into older kernels).
 	 */
 	[EMU_KERNEL_6_10] = { .version = "6.10", .inferred = true, K6_10 },
 	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */
@@ -35,7 +74,13 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	[EMU_KERNEL_6_15] = { .version = "6.15", .inferred = true, K6_15 },
 	/*
 	 * The ETH/RNIC split (posted April 2025); the CQ type still follows
-	 * the create_cq flag.
+	 * the create_cq flag.  The same patch made query_device report
+	 * vendor_id, vendor_part_id (the GDMA device type) and, on the ETH
+	 * device, raw_packet_caps: before, all three were 0 (DPDK checks the
+	 * latter two only when vendor_part_id is nonzero, "compatible with
+	 * all kernel versions").  MRs with REMOTE_ATOMIC and ZERO_BASED came in
+	 * the same month ("Access remote atomic for MRs", "support of the
+	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (6.17).
 	 */
 	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
 	/* DM and MW: their patches take the ib_dmah argument of 6.17 */

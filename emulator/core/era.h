@@ -20,10 +20,20 @@ struct emu_era {
 	const char *version;		/* "6.14": what --kernel takes */
 	bool inferred;			/* version not pinned to a release */
 	/* --- what this kernel does (each implied by the later ones) --- */
-	bool rnic_cq_flag;		/* create_cq flags/resp{cqid} (RNIC CQs) */
+	bool adapter_caps;		/* limits from the adapter, not 6.2's */
+	bool raw_cq_events;		/* raw CQs on an EQ: completion events */
+	bool comp_vectors;		/* num_comp_vectors: the adapter's queues */
+	bool ib_netdev;			/* port netdev and node GUID set */
+	bool rnic_cq_flag;		/* RNIC objects: GIDs, create_cq flags */
+	bool port_attrs;		/* query_port fills in the port */
+	bool device_attrs;		/* query_device: page sizes, every limit */
+	bool vport_refs;		/* cfg_vport errno as is, RSS vport ref */
+	bool mr_optional;		/* reg_mr ignores IB_ACCESS_OPTIONAL bits */
+	bool mr_atomic_zbva;		/* reg_mr: REMOTE_ATOMIC, ZERO_BASED */
 	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
 	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
 	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
+	bool device_ids;		/* vendor ids, raw_packet_caps reported */
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
 	bool robust_udata;		/* driver data: tails, comp_mask checked */
 	bool pdn;			/* ucontext comp_mask, alloc_pd {pdn} */
@@ -35,6 +45,8 @@ struct emu_era {
 
 /* Indexes into the table (era.c), oldest first. */
 enum emu_kernel {
+	EMU_KERNEL_6_2,
+	EMU_KERNEL_6_8,
 	EMU_KERNEL_6_10,
 	EMU_KERNEL_6_11,
 	EMU_KERNEL_6_14,
@@ -67,8 +79,8 @@ static inline bool emu_era_faithful(const struct emu_era *e)
 
 /*
  * "newest" or "MAJOR.MINOR": the newest era not after that version (6.12
- * is 6.11's era); -1 before 6.10 (mana_ib without RNIC CQs, not
- * emulated) or after the newest era (unknown), or not a version.
+ * is 6.11's era); -1 before 6.2 (no mana_ib) or after the newest era
+ * (unknown), or not a version.
  */
 int emu_era_lookup(const char *name);
 

@@ -5,10 +5,12 @@
  * the uverbs char devices and the verbs (research mana-kernel-and-gdma.md
  * 2.1, 2.4):
  *
+ * - raw only (6.2 .. 6.9): one mana_0, raw packet QPs on every port,
+ *   no RNIC objects, no GIDs;
  * - before the split (6.10 .. 6.15): one mana_0 serves raw packet QPs on
  *   every port and RNIC objects (RC QPs, RNIC CQs chosen by the
- *   create_cq flag) on port 1; it reports vendor_part_id 2 as today's
- *   emulated device always has;
+ *   create_cq flag) on port 1; like every kernel before the split it
+ *   reports vendor_part_id 0;
  * - split (6.16 on): manae_0, the ETH device (GDMA type 2): raw packet QPs
  *   on every port, no GIDs; and mana_0, the RNIC device (GDMA type 3, one
  *   port without the multi-port feature): RC QPs, no raw QPs.  The
@@ -53,10 +55,11 @@ static inline bool emu_ibdev_get(const struct mana_emu_options *o,
 	if (i >= emu_ibdev_count(o))
 		return false;
 	*d = (struct emu_ibdev){
-		.index = i, .raw = !split || i == 0, .rnic = !split || i == 1,
+		.index = i, .raw = !split || i == 0,
+		.rnic = e->rnic_cq_flag && (!split || i == 1),
 		.rnic_cq_always = e->cq_type_from_device && split && i == 1,
 		.rnic_cq_never = e->cq_type_from_device && split && i == 0,
-		.vendor_part_id = split && i == 1 ? 3 : 2,
+		.vendor_part_id = !e->device_ids ? 0 : split && i == 1 ? 3 : 2,
 		.nports = split && i == 1 ? 1 : o->ports,
 	};
 	snprintf(d->name, sizeof(d->name), "%s", split && !i ? "manae_0" :

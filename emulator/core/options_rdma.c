@@ -269,10 +269,8 @@ int mana_emu_parse_kernel(struct mana_emu_options *opts, const char *val,
 
 	if (k < 0) {
 		emu_set_err(err, errlen, "--kernel: invalid value '%s' (expected "
-			    "%s..%s or newest; mana_ib before %s has no RNIC "
-			    "and is not emulated)", val, emu_eras[0].version,
-			    emu_eras[EMU_KERNEL_NEWEST].version,
-			    emu_eras[0].version);
+			    "%s..%s or newest)", val, emu_eras[0].version,
+			    emu_eras[EMU_KERNEL_NEWEST].version);
 		return PARSE_ERR_SET;
 	}
 	opts->kernel = (unsigned int)k;

@@ -60,6 +60,9 @@ static void dev_cq_event(struct emu_cq *cq)
 		.cq_handle = cq->user_handle,
 	};
 
+	/* 6.2 attached raw CQs to no EQ: the interrupt never came */
+	if (!kernel_era()->raw_cq_events)
+		return;
 	if (cq->channel)
 		emu_event_post(cq->channel, cq, &desc, sizeof(desc));
 }
@@ -94,11 +97,21 @@ void emu_kernel_init(const struct mana_emu_options *opts)
 		mana_emu_port_mac(opts, port, emu_dev.ports[port - 1].mac);
 		emu_dev.ports[port - 1].netdev_up = opts->netdev_up;
 	}
-	emu_dev.node_guid = emu_mac_to_guid(emu_dev.ports[0].mac);
+	/* 6.2's probe set no node GUID (the core reports 0) */
+	emu_dev.node_guid = emu_era_get(opts->kernel)->ib_netdev ?
+			    emu_mac_to_guid(emu_dev.ports[0].mac) : 0;
 	emu_dev.driver_id = opts->driver_id;
-	emu_dev.max_qp_wr = opts->max_qp_wr;
-	/* mana: one completion vector per queue pair of the adapter, <= 64 */
-	emu_dev.num_comp_vectors = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+	/* 6.2 had fixed limits, the adapter's from 6.8 */
+	emu_dev.max_qp_wr = emu_era_get(opts->kernel)->adapter_caps ?
+			    opts->max_qp_wr : MANA_6_2_MAX_QP_WR;
+	/*
+	 * mana: one completion vector per queue pair of the adapter, <= 64;
+	 * before 6.10 one (6.2's raw CQs had no EQ).
+	 */
+	if (emu_era_get(opts->kernel)->comp_vectors)
+		emu_dev.num_comp_vectors = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+	else
+		emu_dev.num_comp_vectors = 1;
 	emu_device_set_ops(&device_ops);
 }
 
@@ -128,18 +141,45 @@ int emu_udata_respond(const struct emu_udata *udata, const void *src,
 
 /* ---- query verbs --------------------------------------------------------- */
 
+/*
+ * mana_ib_query_device() before the full answer: the limits only, every
+ * other attribute left as the core zeroed it (vendor ids, page sizes,
+ * GUIDs and raw_packet_caps 0; max_sge the core's min(send 30, recv 15)).
+ * 6.2's limits are constants, 6.8's the adapter's.
+ */
+static void query_device_limits(const struct emu_ibdev *d,
+				struct ib_uverbs_query_device_resp *b)
+{
+	bool caps = kernel_era()->adapter_caps;
+
+	b->max_qp = caps ? MANA_MAX_QP : MANA_6_2_MAX_QP;
+	b->max_qp_wr = emu_dev.max_qp_wr;
+	b->max_cqe = emu_dev.max_qp_wr;
+	b->max_cq = caps ? MANA_MAX_CQ : 0;
+	b->max_mr = MANA_MAX_MR;
+	b->max_mr_size = UINT64_MAX;
+	b->max_sge = MANA_MAX_SGE;
+	b->phys_port_cnt = d->nports;
+}
+
 void emu_query_device(const struct emu_ibdev *d,
 		      struct ib_uverbs_ex_query_device_resp *resp)
 {
 	struct ib_uverbs_query_device_resp *b = &resp->base;
 
 	memset(resp, 0, sizeof(*resp));
+	if (!kernel_era()->device_attrs) {
+		query_device_limits(d, b);
+		return;
+	}
 	b->fw_ver = EMU_FW_VER;
 	b->node_guid = htobe64(emu_dev.node_guid);
 	b->sys_image_guid = htobe64(emu_dev.node_guid);
 	b->max_mr_size = UINT64_MAX;
 	b->page_size_cap = MANA_PAGE_SZ_CAP;
-	b->vendor_id = MANA_PCI_VENDOR_ID;
+	/* vendor ids and raw_packet_caps: from the split (6.16), else 0 */
+	if (kernel_era()->device_ids)
+		b->vendor_id = MANA_PCI_VENDOR_ID;
 	b->vendor_part_id = d->vendor_part_id;
 	b->hw_ver = EMU_HW_VER;
 	b->max_qp = MANA_MAX_QP;
@@ -158,7 +198,7 @@ void emu_query_device(const struct emu_ibdev *d,
 	b->phys_port_cnt = d->nports;
 	resp->device_cap_flags_ex = EMU_DEVICE_CAP_FLAGS;
 	/* the ETH role only; the RC attributes on the RNIC only */
-	if (d->raw)
+	if (d->raw && kernel_era()->device_ids)
 		resp->raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
 	if (d->rnic)
 		emu_rnic_query_device(resp);
@@ -183,6 +223,12 @@ void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
 {
 	bool up = emu_dev.ports[port - 1].netdev_up;
 
+	/* before 6.10 query_port filled nothing: NOP (0), phys_state 0 */
+	if (!kernel_era()->port_attrs) {
+		*state = 0;
+		*phys_state = 0;
+		return;
+	}
 	*state = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	*phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
 }
@@ -193,6 +239,16 @@ int emu_query_port(const struct emu_ibdev *d, unsigned int port,
 	if (!emu_ibdev_port_valid(d, port))
 		return -EINVAL;
 	memset(resp, 0, sizeof(*resp));
+	/*
+	 * Before 6.10 mana_ib_query_port() returned 0 and filled nothing
+	 * and had no get_link_layer (both came with "implement port
+	 * parameters"); the core's fallback for an IB CA node is InfiniBand
+	 * (inferred: the core's fallback not read at 6.2).
+	 */
+	if (!kernel_era()->port_attrs) {
+		resp->link_layer = IB_LINK_LAYER_INFINIBAND;
+		return 0;
+	}
 	emu_port_state(port, &resp->state, &resp->phys_state);
 	resp->max_mtu = IBV_MTU_4096;
 	resp->active_mtu = emu_port_active_mtu(port);

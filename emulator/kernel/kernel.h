@@ -378,6 +378,9 @@ void emu_fill_counts(struct mana_emu_counts *out);
 #define MANA_MAX_SEND_SGE 30
 #define MANA_MAX_MR 0xFFFFFF
 #define MANA_MAX_PD 0x6000
+/* 6.2's fixed answers (MANA_MAX_NUM_QUEUES, MAX_SEND_BUFFERS_PER_QUEUE) */
+#define MANA_6_2_MAX_QP 64
+#define MANA_6_2_MAX_QP_WR 256
 #define MANA_PAGE_SZ_CAP 0x3FF000ULL	/* 4K .. 2M */
 #define MANA_CA_ACK_DELAY 16
 #define MANA_MR_VALID_ACCESS                                                   \
@@ -390,6 +393,7 @@ void emu_fill_counts(struct mana_emu_counts *out);
 	 IB_UVERBS_ACCESS_OPTIONAL_RANGE)
 #define IB_SPEED_EDR 32
 #define IB_WIDTH_4X 2
+#define IB_LINK_LAYER_INFINIBAND 1
 #define IB_LINK_LAYER_ETHERNET 2
 
 /* kernel.c: live contexts, and completion channels (for the test API) */

@@ -239,13 +239,27 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out)
 {
 	struct emu_obj *dep = &pd->obj;
-	uint32_t access = req->access & ~IB_UVERBS_ACCESS_OPTIONAL_RANGE;
+	const struct emu_era *e = kernel_era();
+	uint32_t access = req->access;
+	uint32_t valid = MANA_MR_VALID_ACCESS;
 	uint64_t pinned;
 	struct emu_mr *mr;
 	int ret;
 
-	/* mana_ib_reg_user_mr: only the access bits the hardware knows */
-	if (access & ~MANA_MR_VALID_ACCESS)
+	/*
+	 * mana_ib_reg_user_mr: only the access bits the hardware knows, as
+	 * the era knew them (6.2: local write, remote write and read; the
+	 * optional bits ignored from 6.10; atomics and zero-based from 6.16;
+	 * MW_BIND with the MWs).
+	 */
+	if (e->mr_optional)
+		access &= ~IB_UVERBS_ACCESS_OPTIONAL_RANGE;
+	if (!e->mr_atomic_zbva)
+		valid &= ~(IB_UVERBS_ACCESS_REMOTE_ATOMIC |
+			   IB_UVERBS_ACCESS_ZERO_BASED);
+	if (!e->mw)
+		valid &= ~IB_UVERBS_ACCESS_MW_BIND;
+	if (access & ~valid)
 		return -EINVAL;
 	ret = umem_check(req->start, req->length, access_writable(access),
 			 &pinned);

@@ -421,7 +421,9 @@ static void send_port_info(struct emu_nlsock *s, const struct nlmsghdr *req,
 	out_u64(&o, RDMA_NLDEV_ATTR_CAP_FLAGS, 0);
 	out_u8(&o, RDMA_NLDEV_ATTR_PORT_STATE, state);
 	out_u8(&o, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, phys);
-	if (emu_link_of_port(emu_dev.opts, port, &l)) {
+	/* before 6.10 mana_ib paired no netdev with its ports */
+	if (kernel_era()->ib_netdev &&
+	    emu_link_of_port(emu_dev.opts, port, &l)) {
 		out_u32(&o, RDMA_NLDEV_ATTR_NDEV_INDEX, l.ifindex);
 		out_str(&o, RDMA_NLDEV_ATTR_NDEV_NAME, l.name);
 	}

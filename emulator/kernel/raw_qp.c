@@ -134,7 +134,8 @@ int emu_cq_create(struct emu_ucontext *ctx, const struct emu_cq_req *req,
 	ret = rnic ? emu_rnic_cq_create(cq) : 0;
 	if (!ret && rnic)
 		resp.cqid = cq->rnic_hw->id;
-	if (!ret)
+	/* before 6.10 create_cq had no response: the output stays as it was */
+	if (!ret && kernel_era()->rnic_cq_flag)
 		ret = emu_udata_respond(uhw, &resp, sizeof(resp));
 	if (ret) {
 		obj_free(&cq->obj);
@@ -228,16 +229,24 @@ int emu_ind_tbl_create(struct emu_ucontext *ctx, uint32_t log_size,
 static int vport_get(struct emu_pd *pd, unsigned int port)
 {
 	struct emu_port *p = &emu_dev.ports[port - 1];
+	bool refs = kernel_era()->vport_refs;
 	int ret;
 
+	/*
+	 * Without vport_refs (6.2 on, see era.c) the PD's later QPs skip the
+	 * configuration whatever their port, and the QP answers any
+	 * mana_cfg_vport() failure with ENODEV.
+	 */
 	if (pd->vport_use_count) {
-		if (pd->vport_port != port)
+		if (pd->vport_port != port && refs)
 			return -EINVAL;
-		pd->vport_use_count++;
-		return 0;
+		ret = refs ? 0 : emu_port_attach(port);
+		if (!ret)
+			pd->vport_use_count++;
+		return ret;
 	}
 	if (p->netdev_up || p->vport.pd)
-		return -EBUSY;
+		return refs ? -EBUSY : -ENODEV;
 	ret = emu_port_attach(port);
 	if (ret)
 		return ret;
@@ -444,8 +453,21 @@ static int rss_check(const struct emu_qp_req *req,
 		return -EINVAL;
 	if (!emu_port_valid(ucmd->port))
 		return -EINVAL;
-	/* "Only one RSS QP per vport" */
-	return emu_dev.ports[ucmd->port - 1].vport.rss_qp ? -EBUSY : 0;
+	/* "Only one RSS QP per vport"; before, a second one reprograms */
+	return emu_dev.ports[ucmd->port - 1].vport.rss_qp &&
+	       kernel_era()->vport_refs ? -EBUSY : 0;
+}
+
+/*
+ * The RSS QP's hold on the vport: a reference (vport_refs), or before
+ * that none -- mana_ib programmed the port's RX steering without looking
+ * at who held the vport.
+ */
+static int rss_vport_get(struct emu_pd *pd, unsigned int port)
+{
+	if (kernel_era()->vport_refs)
+		return vport_get(pd, port);
+	return emu_port_attach(port);
 }
 
 /* Each RQ needs a CQ of its own, not bound to any other queue. */
@@ -544,7 +566,7 @@ static int qp_create_rss(struct emu_ucontext *ctx,
 	if (!ret)
 		ret = rss_check(req, &ucmd);
 	if (!ret)
-		ret = vport_get(req->pd, ucmd.port);
+		ret = rss_vport_get(req->pd, ucmd.port);
 	if (ret)
 		return ret;
 	ret = rss_check_cqs(req->tbl);
@@ -556,7 +578,8 @@ static int qp_create_rss(struct emu_ucontext *ctx,
 		goto err_vport;
 	qp->rss = true;
 	qp->port = ucmd.port;
-	qp->pd = req->pd;
+	/* the QP owns the vport reference, if the era takes one */
+	qp->pd = kernel_era()->vport_refs ? req->pd : NULL;
 	qp->tbl = req->tbl;
 	qp->fields_mask = ucmd.rx_hash_fields_mask;
 	rss_key(qp, &ucmd);
@@ -576,7 +599,8 @@ err_qp:
 	obj_free(&qp->obj);
 	return ret;
 err_vport:
-	vport_put(req->pd);
+	if (kernel_era()->vport_refs)
+		vport_put(req->pd);
 	return ret;
 }
 
