@@ -39,6 +39,8 @@ static uint32_t cq_index(const struct mana_cq *cq)
 	       (uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
 }
 
+static void cq_arm_pending(struct mana_cq *cq);
+
 void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp)
 {
 	cq->rq = NULL;
@@ -46,6 +48,7 @@ void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp)
 	cq->qp_num = qp->vqp.qp.qp_num;
 	cq->opcode = IBV_WC_SEND;
 	cq->sq_qp = qp;
+	cq_arm_pending(cq);
 }
 
 void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num)
@@ -55,6 +58,7 @@ void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num)
 	cq->opcode = IBV_WC_RECV;
 	cq->rq = wq;
 	cq->fast_rq = cq->backlog.left ? &never_ready : wq;
+	cq_arm_pending(cq);
 }
 
 void mana_cq_unbind(struct mana_cq *cq)
@@ -389,6 +393,21 @@ static void cq_doorbell(struct mana_cq *cq, bool arm)
 	cq->rang_lap = cq->lap;
 }
 
+/*
+ * A CQ armed before a queue gave it a hardware id (a raw CQ on a kernel
+ * without RNIC CQs): arm it now that it has one.  No completion can have
+ * happened in between, so the event is the one the caller asked for.
+ */
+static void cq_arm_pending(struct mana_cq *cq)
+{
+	cq_lock(cq);
+	if (cq->arm_pending && cq->cqid != UINT32_MAX) {
+		cq->arm_pending = false;
+		cq_doorbell(cq, true);
+	}
+	cq_unlock(cq);
+}
+
 static void cq_maybe_ring(struct mana_cq *cq)
 {
 	if (cq->lap - cq->rang_lap >= 4 && cq->cqid != UINT32_MAX &&
@@ -550,11 +569,6 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct mana_cq *cq = to_mcq(ibcq);
 
-	if (cq->cqid == UINT32_MAX || !to_mctx(ibcq->context)->db_page) {
-		mana_err(ibcq->context,
-			 "CQ is not bound to a queue yet: create its QP first");
-		return EINVAL;
-	}
 	/*
 	 * Raw Ethernet has no solicited completions to wait for: refuse, as
 	 * rdma-core's libmana does (EOPNOTSUPP), rather than arm for all.
@@ -565,7 +579,11 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return EOPNOTSUPP;
 	}
 	cq_lock(cq);
-	cq_doorbell(cq, true);
+	/* no hardware CQ yet: armed when its queue is created */
+	if (cq->cqid == UINT32_MAX)
+		cq->arm_pending = true;
+	else
+		cq_doorbell(cq, true);
 	cq_unlock(cq);
 	return 0;
 }
