@@ -138,7 +138,7 @@ static const char *first_line(const char *path, char *buf, size_t len)
 
 static void case_sysfs(void)
 {
-	char buf[PATH_MAX], link[PATH_MAX], path[PATH_MAX], *rp;
+	char buf[PATH_MAX], link[PATH_MAX], path[PATH_MAX], ifname[256], *rp;
 	struct ibv_device **list;
 	const char *name = NULL;
 	struct dirent *de;
@@ -191,13 +191,13 @@ static void case_sysfs(void)
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net", name);
 	d = opendir(path);
 	CHECK(d, "opendir %s", path);
-	buf[0] = 0;
+	ifname[0] = 0;
 	while (d && (de = readdir(d)))
 		if (de->d_name[0] != '.')
-			snprintf(buf, sizeof(buf), "%s", de->d_name);
+			snprintf(ifname, sizeof(ifname), "%s", de->d_name);
 	if (d)
 		closedir(d);
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", buf);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
 	CHECK(!strcmp(first_line(path, link, sizeof(link)), "00:0d:3a:12:34:56"),
 	      "%s: '%s'", path, link);
 
