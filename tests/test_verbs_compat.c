@@ -7,8 +7,10 @@
  *                               with --fault=fail-cmd=QUERY_QP:EOPNOTSUPP,
  *                               as real mana_ib has no query_qp): RC at
  *                               each state, after traffic and after an
- *                               error completion; raw packet QPs
- *   test_verbs_compat notify    ibv_req_notify_cq before any QP exists
+ *                               error completion; raw packet QPs; both
+ *                               after a device fatal (SIGUSR2)
+ *   test_verbs_compat notify    ibv_req_notify_cq before any QP exists,
+ *                               on an RNIC CQ and on a raw-only one
  *   test_verbs_compat rawcaps   a raw send QP asked for receive capacity
  *   test_verbs_compat recvonly  an RC QP with max_send_wr 0 receives,
  *                               answers READs and WRITEs
@@ -18,6 +20,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -458,6 +461,50 @@ out:
 	ibv_close_device(ctx);
 }
 
+/* After a device fatal every QP reads ERR, RC and raw. */
+static void case_query_fatal(void)
+{
+	struct ibv_qp_init_attr rqa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_async_event ev;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *raw = NULL;
+	struct ibv_cq *rcq;
+	struct env e;
+
+	if (env_open(&e, 16, 1, 2))
+		goto out;
+	rcq = ibv_create_cq(e.ctx, 16, NULL, NULL, 0);
+	rqa.send_cq = rqa.recv_cq = rcq;
+	raw = rcq ? ibv_create_qp(e.pd, &rqa) : NULL;
+	CHECK(raw, "raw QP: %s", strerror(errno));
+	if (!raw)
+		goto out_cq;
+	CHECK_ERRNO(ibv_modify_qp(raw, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+	CHECK_ERRNO(query(raw, IBV_QP_STATE, &a, &ia), 0);
+	CHECK(a.qp_state == IBV_QPS_INIT, "raw INIT (%d)", a.qp_state);
+	/* mana-emu raises a device fatal on SIGUSR2 */
+	kill(getpid(), SIGUSR2);
+	CHECK(ibv_get_async_event(e.ctx, &ev) == 0 &&
+	      ev.event_type == IBV_EVENT_DEVICE_FATAL, "DEVICE_FATAL");
+	ibv_ack_async_event(&ev);
+	CHECK_ERRNO(query(raw, IBV_QP_STATE, &a, &ia), 0);
+	CHECK(a.qp_state == IBV_QPS_ERR && a.cur_qp_state == IBV_QPS_ERR,
+	      "raw QP after a fatal: %d/%d", a.qp_state, a.cur_qp_state);
+	CHECK_ERRNO(query(e.s[0].qp, IBV_QP_STATE, &a, &ia), 0);
+	CHECK(a.qp_state == IBV_QPS_ERR && a.cur_qp_state == IBV_QPS_ERR,
+	      "RC QP after a fatal: %d/%d", a.qp_state, a.cur_qp_state);
+	ibv_destroy_qp(raw);
+out_cq:
+	if (rcq)
+		ibv_destroy_cq(rcq);
+out:
+	env_close(&e);
+}
+
 /* ---- notify --------------------------------------------------------------- */
 
 static void case_notify(void)
@@ -493,6 +540,88 @@ static void case_notify(void)
 	      "the receive (%d)", n);
 	n = wait_wc(e.s[0].cq, wc, 1);
 	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "the send (%d)", n);
+out:
+	env_close(&e);
+}
+
+static void *page_alloc(size_t size, void *data)
+{
+	void *p = NULL;
+
+	(void)data;
+	if (posix_memalign(&p, 4096, size))
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+static void page_free(void *p, void *data)
+{
+	(void)data;
+	free(p);
+}
+
+/*
+ * A CQ of external memory has no hardware CQ until its raw QP exists:
+ * armed before, it is armed when the QP is created.
+ */
+static void case_notify_raw(void)
+{
+	struct manadv_ctx_allocators al = { page_alloc, page_free, NULL };
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+	};
+	struct ibv_send_wr wr = { .wr_id = 5, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct manadv_api api = { 0 };
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *ev_cq;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pollfd pfd;
+	struct side *s;
+	struct env e;
+	void *ev_ctx;
+	int n;
+
+	if (env_ctx(&e))
+		goto out;
+	CHECK(!manadv_api_load(&api), "manadv API");
+	CHECK_ERRNO(api.set_context_attr ?
+		    api.set_context_attr(e.ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS, &al) :
+		    EINVAL, 0);
+	s = &e.s[0];
+	if (side_cq_mr(&e, s))
+		goto out;
+	CHECK_ERRNO(ibv_req_notify_cq(s->cq, 0), 0);
+	qa.send_cq = qa.recv_cq = s->cq;
+	qp = ibv_create_qp(e.pd, &qa);
+	CHECK(qp, "raw QP: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	/* a broadcast frame onto the loopback wire */
+	memset(s->buf, 0xff, 6);
+	memset(s->buf + 6, 0x02, 6);
+	s->buf[12] = 0x88;
+	s->buf[13] = 0xb5;
+	sge = (struct ibv_sge){ (uintptr_t)s->buf, 64, s->mr->lkey };
+	wr.sg_list = &sge;
+	CHECK_ERRNO(ibv_post_send(qp, &wr, &bad), 0);
+	pfd.fd = e.chan->fd;
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, 30000);
+	CHECK(n == 1, "completion event on the raw CQ armed before its QP (%d)", n);
+	if (n == 1) {
+		CHECK_ERRNO(ibv_get_cq_event(e.chan, &ev_cq, &ev_ctx), 0);
+		CHECK(ev_cq == s->cq, "event for the armed CQ");
+		ibv_ack_cq_events(ev_cq, 1);
+	}
+	n = wait_wc(s->cq, &wc, 1);
+	CHECK(n == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 5,
+	      "the send (%d)", n);
+	ibv_destroy_qp(qp);
 out:
 	env_close(&e);
 }
@@ -667,8 +796,10 @@ int main(int argc, char **argv)
 	if (!strcmp(which, "query")) {
 		case_query_rc();
 		case_query_raw();
+		case_query_fatal();
 	} else if (!strcmp(which, "notify")) {
 		case_notify();
+		case_notify_raw();
 	} else if (!strcmp(which, "rawcaps")) {
 		case_rawcaps();
 	} else if (!strcmp(which, "recvonly")) {
