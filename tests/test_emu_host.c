@@ -25,6 +25,10 @@
 #include "check.h"
 #include "emu_client.h"
 
+/* glibc's fortified entry points, called as fortified programs do */
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen);
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
+
 static unsigned int contexts(void)
 {
 	struct mana_emu_counts c;
@@ -184,6 +188,13 @@ static void case_sysfs(void)
 	      !stat(rp, &st) && S_ISDIR(st.st_mode),
 	      "realpath %s -> %s, which resolves again", path, rp ? rp : "NULL");
 	free(rp);
+
+	/* what fortified programs (Debian's builds) call instead */
+	CHECK(__readlink_chk(path, buf, sizeof(buf) - 1, sizeof(buf)) == n,
+	      "__readlink_chk %s", path);
+	rp = __realpath_chk(path, buf, sizeof(buf));
+	CHECK(rp == buf && !strncmp(buf, "/sys/", 5), "__realpath_chk -> %s",
+	      rp ? rp : "NULL");
 
 	CHECK(!strcmp(first_line("/sys/class/infiniband_verbs/uverbs0/ibdev", buf,
 				 sizeof(buf)), name), "uverbs0/ibdev '%s'", buf);

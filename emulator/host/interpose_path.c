@@ -35,6 +35,10 @@
 #include "interpose.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen);
+ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len,
+			 size_t buflen);
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
 int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
@@ -539,6 +543,23 @@ EMU_EXPORT ssize_t readlinkat(int dirfd, const char *restrict path,
 	return REAL(readlinkat)(dirfd, SYS(path, buf), out, len);
 }
 
+/* Fortified callers (Debian builds with _FORTIFY_SOURCE): same checks. */
+EMU_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len,
+				  size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return readlink(path, buf, len);
+}
+
+EMU_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf,
+				    size_t len, size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return readlinkat(dirfd, path, buf, len);
+}
+
 EMU_EXPORT int chdir(const char *path)
 {
 	char buf[PATH_MAX];
@@ -575,4 +596,12 @@ EMU_EXPORT char *realpath(const char *restrict path, char *restrict resolved)
 	if (!copy)
 		errno = ENOMEM;
 	return copy;
+}
+
+EMU_EXPORT char *__realpath_chk(const char *path, char *resolved,
+				size_t resolvedlen)
+{
+	if (resolved && resolvedlen < PATH_MAX)
+		abort();
+	return realpath(path, resolved);
 }
