@@ -562,10 +562,11 @@ static void page_free(void *p, void *data)
 }
 
 /*
- * A CQ of external memory has no hardware CQ until its raw QP exists:
- * armed before, it is armed when the QP is created.
+ * A CQ of external memory has no hardware CQ until its raw QP exists; an
+ * RNIC CQ's raw queue completes on a hardware CQ of its own.  Either way
+ * a CQ armed before its raw QP gets the event of its first completion.
  */
-static void case_notify_raw(void)
+static void case_notify_raw(bool ext_mem)
 {
 	struct manadv_ctx_allocators al = { page_alloc, page_free, NULL };
 	struct ibv_qp_init_attr qa = {
@@ -588,10 +589,12 @@ static void case_notify_raw(void)
 
 	if (env_ctx(&e))
 		goto out;
-	CHECK(!manadv_api_load(&api), "manadv API");
-	CHECK_ERRNO(api.set_context_attr ?
-		    api.set_context_attr(e.ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS, &al) :
-		    EINVAL, 0);
+	if (ext_mem) {
+		CHECK(!manadv_api_load(&api), "manadv API");
+		CHECK_ERRNO(api.set_context_attr ?
+			    api.set_context_attr(e.ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS,
+						 &al) : EINVAL, 0);
+	}
 	s = &e.s[0];
 	if (side_cq_mr(&e, s))
 		goto out;
@@ -612,7 +615,8 @@ static void case_notify_raw(void)
 	pfd.fd = e.chan->fd;
 	pfd.events = POLLIN;
 	n = poll(&pfd, 1, 30000);
-	CHECK(n == 1, "completion event on the raw CQ armed before its QP (%d)", n);
+	CHECK(n == 1, "completion event on the raw CQ (%s) armed before its QP (%d)",
+	      ext_mem ? "external memory" : "RNIC", n);
 	if (n == 1) {
 		CHECK_ERRNO(ibv_get_cq_event(e.chan, &ev_cq, &ev_ctx), 0);
 		CHECK(ev_cq == s->cq, "event for the armed CQ");
@@ -799,7 +803,8 @@ int main(int argc, char **argv)
 		case_query_fatal();
 	} else if (!strcmp(which, "notify")) {
 		case_notify();
-		case_notify_raw();
+		case_notify_raw(true);
+		case_notify_raw(false);
 	} else if (!strcmp(which, "rawcaps")) {
 		case_rawcaps();
 	} else if (!strcmp(which, "recvonly")) {

@@ -394,8 +394,9 @@ static void cq_doorbell(struct mana_cq *cq, bool arm)
 }
 
 /*
- * A CQ armed before a queue gave it a hardware id (a raw CQ on a kernel
- * without RNIC CQs): arm it now that it has one.  No completion can have
+ * A CQ armed before a raw queue bound it: arm the hardware CQ that queue
+ * gave it (a CQ without one until now, or an RNIC CQ whose raw queue
+ * completes on a hardware CQ of its own).  No completion can have
  * happened in between, so the event is the one the caller asked for.
  */
 static void cq_arm_pending(struct mana_cq *cq)
@@ -579,10 +580,10 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return EOPNOTSUPP;
 	}
 	cq_lock(cq);
-	/* no hardware CQ yet: armed when its queue is created */
-	if (cq->cqid == UINT32_MAX)
+	/* not bound yet: armed again (or only) when its queue is created */
+	if (!atomic_load(&cq->bound))
 		cq->arm_pending = true;
-	else
+	if (cq->cqid != UINT32_MAX)
 		cq_doorbell(cq, true);
 	cq_unlock(cq);
 	return 0;

@@ -50,6 +50,8 @@ static void cq_attach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
 		mana_cq_set_rc(cq, true);
 		mana_rc_cq_init_ex_ops(cq);
 	}
+	/* an arm before this QP was on the RNIC CQ, which it completes on */
+	cq->arm_pending = false;
 	atomic_store(&cq->bound, true);
 	cq_unlock(cq);
 }
