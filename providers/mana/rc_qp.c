@@ -415,6 +415,64 @@ void mana_rc_qp_to_err(struct mana_rc_qp *qp)
 	atomic_store(&qp->flushing, true);
 }
 
+static int flushed_opcode(enum ibv_wr_opcode op, uint8_t *wc_opcode)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		*wc_opcode = IBV_WC_SEND;
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*wc_opcode = IBV_WC_RDMA_WRITE;
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*wc_opcode = IBV_WC_RDMA_READ;
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+/*
+ * A QP in ERR takes send WRs and flushes them, as the IBA has it (and as
+ * it takes receives): the device never sees them, the poller completes
+ * them with IBV_WC_WR_FLUSH_ERR after the QP's earlier WRs.  Their PSN is
+ * one never sent, so never acknowledged.  A WR the QP could never take is
+ * still refused, with bad_wr.
+ */
+int mana_rc_post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr)
+{
+	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
+	struct mana_rc_swr *e;
+	uint8_t opcode;
+
+	for (; wr; wr = wr->next) {
+		if (flushed_opcode(wr->opcode, &opcode) || wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->max_send_sge) {
+			mana_err(ibctx, "QP %u in ERR: opcode %d or num_sge %d not valid on this QP",
+				 qp->qp.vqp.qp.qp_num, wr->opcode, wr->num_sge);
+			*bad_wr = wr;
+			return EINVAL;
+		}
+		if (qp->sq_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
+		    qp->max_send_wr) {
+			mana_err(ibctx, "send queue of QP %u is full (max_send_wr %u)",
+				 qp->qp.vqp.qp.qp_num, qp->max_send_wr);
+			*bad_wr = wr;
+			return ENOMEM;
+		}
+		e = &qp->swr[qp->sq_head & qp->swr_mask];
+		memset(e, 0, sizeof(*e));
+		e->wr_id = wr->wr_id;
+		e->end_psn = qp->sq_psn;
+		e->opcode = opcode;
+		__atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 /* Lock everything the datapath touches: both CQs, then SQ and RQ. */
 static void lock_all(struct mana_rc_qp *qp)
 {

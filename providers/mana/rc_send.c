@@ -367,40 +367,6 @@ static int post_one(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-/*
- * A QP in ERR takes send WRs and flushes them, as the IBA has it (and as
- * it takes receives): the device never sees them, the poller completes
- * them with IBV_WC_WR_FLUSH_ERR.  Their PSN is one never sent, so never
- * acknowledged.
- */
-static int post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
-			struct ibv_send_wr **bad_wr)
-{
-	struct mana_rc_swr *e;
-	struct rc_op op;
-	uint64_t len;
-	int ret;
-
-	for (; wr; wr = wr->next) {
-		ret = check_wr(qp, wr, &op, &len);
-		if (!ret && qp->sq_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
-		    qp->max_send_wr)
-			ret = ENOMEM;
-		if (ret) {
-			*bad_wr = wr;
-			return ret;
-		}
-		e = &qp->swr[qp->sq_head & qp->swr_mask];
-		memset(e, 0, sizeof(*e));
-		e->wr_id = wr->wr_id;
-		e->end_psn = qp->sq_psn;
-		e->byte_len = (uint32_t)len;
-		e->opcode = op.wc_opcode;
-		__atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
-	}
-	return 0;
-}
-
 int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr)
 {
@@ -424,7 +390,7 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	mana_spin_lock(&qp->sq_lock);
 	if (ibqp->state == IBV_QPS_ERR) {
-		ret = post_flushed(qp, wr, bad_wr);
+		ret = mana_rc_post_flushed(qp, wr, bad_wr);
 		goto out;
 	}
 	if (ibqp->state != IBV_QPS_RTS) {
