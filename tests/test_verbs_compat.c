@@ -461,6 +461,48 @@ out:
 	ibv_close_device(ctx);
 }
 
+/*
+ * ibv_query_qp between ibv_start_poll and ibv_end_poll, where the caller
+ * holds the CQ: it answers (an alarm ends the test if it spins).
+ */
+static void case_query_in_poll(void)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 64 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_qp_init_attr ia;
+	struct ibv_cq_ex *cqx;
+	struct side *s;
+	struct env e;
+
+	if (env_ctx(&e))
+		goto out;
+	s = &e.s[0];
+	if (side_cq_mr(&e, s))
+		goto out;
+	cqx = ibv_create_cq_ex(e.ctx, &ca);
+	CHECK(cqx, "create_cq_ex: %s", strerror(errno));
+	if (!cqx)
+		goto out;
+	ibv_destroy_cq(s->cq);
+	s->cq = ibv_cq_ex_to_cq(cqx);
+	if (side_qp(&e, s, 16, 32))
+		goto out;
+	CHECK_ERRNO(to_init(s->qp), 0);
+	CHECK_ERRNO(post_recv(s, 21, 0, 64), 0);
+	CHECK_ERRNO(ibv_modify_qp(s->qp, &a, IBV_QP_STATE), 0);
+	CHECK_ERRNO(ibv_start_poll(cqx, &pa), 0);
+	CHECK(cqx->wr_id == 21 && cqx->status == IBV_WC_WR_FLUSH_ERR,
+	      "the flushed receive");
+	alarm(30);
+	CHECK_ERRNO(query(s->qp, IBV_QP_STATE, &a, &ia), 0);
+	alarm(0);
+	CHECK(a.qp_state == IBV_QPS_ERR, "state %d", a.qp_state);
+	ibv_end_poll(cqx);
+out:
+	env_close(&e);
+}
+
 /* After a device fatal every QP reads ERR, RC and raw. */
 static void case_query_fatal(void)
 {
@@ -800,6 +842,7 @@ int main(int argc, char **argv)
 	if (!strcmp(which, "query")) {
 		case_query_rc();
 		case_query_raw();
+		case_query_in_poll();
 		case_query_fatal();
 	} else if (!strcmp(which, "notify")) {
 		case_notify();

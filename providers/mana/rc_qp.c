@@ -629,11 +629,16 @@ int mana_rc_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
 
 	(void)attr_mask;
-	lock_all(qp);
+	/*
+	 * modify_qp writes under every lock, sq_lock among them; not the CQ
+	 * locks here, as a caller between ibv_start_poll and ibv_end_poll
+	 * holds one
+	 */
+	mana_spin_lock(&qp->sq_lock);
 	*attr = qp->attr;
 	attr->qp_state = ibqp->state;
 	attr->sq_psn = qp->sq_psn;
-	unlock_all(qp);
+	mana_spin_unlock(&qp->sq_lock);
 	if (mana_ctx_fatal(ibqp->context))
 		attr->qp_state = IBV_QPS_ERR;
 	attr->cur_qp_state = attr->qp_state;
