@@ -462,8 +462,9 @@ out:
 }
 
 /*
- * ibv_query_qp between ibv_start_poll and ibv_end_poll, where the caller
- * holds the CQ: it answers (an alarm ends the test if it spins).
+ * ibv_query_qp and a move to ERR between ibv_start_poll and ibv_end_poll,
+ * where the caller holds the CQ: they answer (an alarm ends the test if
+ * they spin).
  */
 static void case_query_in_poll(void)
 {
@@ -496,8 +497,11 @@ static void case_query_in_poll(void)
 	      "the flushed receive");
 	alarm(30);
 	CHECK_ERRNO(query(s->qp, IBV_QP_STATE, &a, &ia), 0);
-	alarm(0);
 	CHECK(a.qp_state == IBV_QPS_ERR, "state %d", a.qp_state);
+	/* and a move to ERR (again), as on an error completion */
+	a.qp_state = IBV_QPS_ERR;
+	CHECK_ERRNO(ibv_modify_qp(s->qp, &a, IBV_QP_STATE), 0);
+	alarm(0);
 	ibv_end_poll(cqx);
 out:
 	env_close(&e);

@@ -575,8 +575,11 @@ static void record_attr(struct mana_rc_qp *qp, const struct ibv_qp_attr *attr,
 int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask)
 {
+	const int state_only = IBV_QP_STATE | IBV_QP_CUR_STATE |
+			       IBV_QP_EN_SQD_ASYNC_NOTIFY;
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
 	struct ibv_modify_qp cmd;
+	bool cqs;
 	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
@@ -588,7 +591,20 @@ int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		return ret;
 	}
 
-	lock_all(qp);
+	/*
+	 * A state change alone, but to RESET, changes nothing the pollers
+	 * read under their CQ locks (the flush flag is atomic): without them,
+	 * so that a caller between ibv_start_poll and ibv_end_poll, which
+	 * holds one, may move the QP to ERR.
+	 */
+	cqs = (attr_mask & ~state_only) ||
+	      ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET);
+	if (cqs) {
+		lock_all(qp);
+	} else {
+		mana_spin_lock(&qp->sq_lock);
+		mana_spin_lock(&qp->rq_lock);
+	}
 	record_attr(qp, attr, attr_mask);
 	if (attr_mask & IBV_QP_PATH_MTU) {
 		qp->path_mtu = attr->path_mtu;
@@ -612,7 +628,12 @@ int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		}
 		ibqp->state = attr->qp_state;
 	}
-	unlock_all(qp);
+	if (cqs) {
+		unlock_all(qp);
+	} else {
+		mana_spin_unlock(&qp->rq_lock);
+		mana_spin_unlock(&qp->sq_lock);
+	}
 	return 0;
 }
 
