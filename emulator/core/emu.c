@@ -17,6 +17,7 @@ struct emu_state emu = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 uint8_t emu_fd_kinds[EMU_MAX_FDS];
 static void *fd_objs[EMU_MAX_FDS];
+static int fd_high = -1;	/* highest fd ever registered */
 
 /* ---- fd table ------------------------------------------------------------ */
 
@@ -26,6 +27,8 @@ int emu_fd_register(int fd, enum emu_fd_kind kind, void *obj)
 		return -EMFILE;
 	fd_objs[fd] = obj;
 	__atomic_store_n(&emu_fd_kinds[fd], kind, __ATOMIC_RELEASE);
+	if (fd > fd_high)
+		fd_high = fd;
 	return 0;
 }
 
@@ -42,6 +45,17 @@ void *emu_fd_obj(int fd, enum emu_fd_kind kind)
 	if (emu_fd_kind(fd) != kind)
 		return NULL;
 	return fd_objs[fd];
+}
+
+int emu_fd_find(const void *obj, int except)
+{
+	int fd;
+
+	for (fd = 0; fd <= fd_high; fd++)
+		if (fd != except && fd_objs[fd] == obj &&
+		    emu_fd_kind(fd) != EMU_FD_NONE)
+			return fd;
+	return -1;
 }
 
 /* ---- failure report -------------------------------------------------------- */

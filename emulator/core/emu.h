@@ -51,10 +51,15 @@ static inline enum emu_fd_kind emu_fd_kind(int fd)
 	return __atomic_load_n(&emu_fd_kinds[fd], __ATOMIC_ACQUIRE);
 }
 
-/* The following three need emu.lock. */
+/*
+ * The following four need emu.lock.  Several fds may name one object
+ * (dup() of an emulated fd): emu_fd_find() gives another one than
+ * @except, or -1.
+ */
 int emu_fd_register(int fd, enum emu_fd_kind kind, void *obj);
 void emu_fd_unregister(int fd);
 void *emu_fd_obj(int fd, enum emu_fd_kind kind);
+int emu_fd_find(const void *obj, int except);
 
 /*
  * Copies to and from the calling application's memory with kernel

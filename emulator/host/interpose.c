@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -35,6 +36,7 @@
 #include "emulator/core/emu_defs.h"
 #include "emulator/kernel/kernel.h"
 #include "emulator/kernel/netlink.h"
+#include "emulator/kernel/netlink_out.h"
 #include "exit_signal.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/uverbs.h"
@@ -193,22 +195,54 @@ EMU_EXPORT int ioctl(int fd, unsigned long request, ...)
 	return set_errno(ret);
 }
 
-/* ---- close: releasing a file releases what it owns ------------------------- */
+/* ---- close and dup: fds share an open file, as struct file ---------------- */
 
+/*
+ * The fd a kernel object names as its own (its log lines, the event
+ * file's token reads, the fd its release unregisters).  When that fd
+ * closes while a dup of it stays open, the dup takes the role.
+ */
+static int *owned_fd(enum emu_fd_kind kind, void *obj)
+{
+	switch (kind) {
+	case EMU_FD_UVERBS:
+		return &((struct emu_file *)obj)->fd;
+	case EMU_FD_EVENT:
+		return &((struct emu_event_file *)obj)->app_fd;
+	case EMU_FD_NETLINK:
+		return &((struct emu_nlsock *)obj)->app_fd;
+	default:
+		return NULL;
+	}
+}
+
+/* The last fd of a file releases what it owns; an earlier one only goes. */
 static void release_fd(int fd, enum emu_fd_kind kind)
 {
 	void *obj;
+	int other;
 
 	pthread_mutex_lock(&emu.lock);
 	obj = emu_fd_obj(fd, kind);
-	if (obj && kind == EMU_FD_UVERBS) {
+	other = obj ? emu_fd_find(obj, fd) : -1;
+	if (other >= 0) {
+		if (*owned_fd(kind, obj) == fd)
+			*owned_fd(kind, obj) = other;
+		emu_fd_unregister(fd);
 		if (emu_verbose())
-			emu_log("close uverbs fd %d: context released", fd);
-		emu_file_release(obj);
-	} else if (obj && kind == EMU_FD_EVENT) {
-		emu_event_file_app_closed(obj);
-	} else if (obj && kind == EMU_FD_NETLINK) {
-		emu_nl_release(obj);
+			emu_log("close fd %d: fd %d still refers to its file", fd,
+				other);
+	} else if (obj) {
+		*owned_fd(kind, obj) = fd;
+		if (kind == EMU_FD_UVERBS) {
+			if (emu_verbose())
+				emu_log("close uverbs fd %d: context released", fd);
+			emu_file_release(obj);
+		} else if (kind == EMU_FD_EVENT) {
+			emu_event_file_app_closed(obj);
+		} else if (kind == EMU_FD_NETLINK) {
+			emu_nl_release(obj);
+		}
 	}
 	pthread_mutex_unlock(&emu.lock);
 }
@@ -222,6 +256,32 @@ EMU_EXPORT int close(int fd)
 	return REAL(close)(fd);
 }
 
+/*
+ * @newfd, a dup of @oldfd (of @kind) made by libc, names the same
+ * emulated object; the real fd under it (eventfd, socket) is shared by
+ * the dup itself.  @newfd, or -1/errno.
+ */
+static int dup_register(int oldfd, int newfd, enum emu_fd_kind kind)
+{
+	void *obj;
+	int ret = 0;
+
+	if (newfd < 0 || kind == EMU_FD_NONE)
+		return newfd;
+	pthread_mutex_lock(&emu.lock);
+	obj = emu_fd_obj(oldfd, kind);
+	if (obj)
+		ret = emu_fd_register(newfd, kind, obj);
+	pthread_mutex_unlock(&emu.lock);
+	if (ret) {
+		REAL(close)(newfd);
+		return set_errno(ret);
+	}
+	if (obj && emu_verbose())
+		emu_log("dup fd %d -> fd %d", oldfd, newfd);
+	return newfd;
+}
+
 /* dup2/dup3 onto one of our fds closes it first, as the kernel does. */
 static void release_target(int oldfd, int newfd)
 {
@@ -232,16 +292,68 @@ static void release_target(int oldfd, int newfd)
 		release_fd(newfd, kind);
 }
 
+EMU_EXPORT int dup(int fd)
+{
+	enum emu_fd_kind kind = emu_fd_kind(fd);
+
+	return dup_register(fd, REAL(dup)(fd), kind);
+}
+
 EMU_EXPORT int dup2(int oldfd, int newfd)
 {
+	enum emu_fd_kind kind = emu_fd_kind(oldfd);
+
+	if (oldfd == newfd)
+		return REAL(dup2)(oldfd, newfd);
 	release_target(oldfd, newfd);
-	return REAL(dup2)(oldfd, newfd);
+	return dup_register(oldfd, REAL(dup2)(oldfd, newfd), kind);
 }
 
 EMU_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
+	enum emu_fd_kind kind = emu_fd_kind(oldfd);
+
+	if (oldfd == newfd)
+		return REAL(dup3)(oldfd, newfd, flags);	/* EINVAL */
 	release_target(oldfd, newfd);
-	return REAL(dup3)(oldfd, newfd, flags);
+	return dup_register(oldfd, REAL(dup3)(oldfd, newfd, flags), kind);
+}
+
+/*
+ * F_DUPFD and F_DUPFD_CLOEXEC are dups; every other command goes to libc
+ * with its argument (an int or a pointer: passed on as glibc reads it).
+ */
+static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd,
+			void *arg)
+{
+	enum emu_fd_kind kind;
+
+	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
+		return real(fd, cmd, arg);
+	kind = emu_fd_kind(fd);
+	return dup_register(fd, real(fd, cmd, (int)(intptr_t)arg), kind);
+}
+
+EMU_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl), fd, cmd, arg);
+}
+
+EMU_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(REAL(fcntl64), fd, cmd, arg);
 }
 
 /* ---- mmap of the doorbell page --------------------------------------------- */

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The interposers that name the char device: open() and its fortified
- * forms, the stat family (fstat() of a uverbs fd included) and access() on
- * /dev/infiniband/uverbsN.  The fd calls are in interpose.c; both fall
- * through to libc for everything else.
+ * The interposers that take a path: open() and its fortified forms, the
+ * stat family (fstat() of a uverbs fd included) and access() answer for
+ * the char device /dev/infiniband/uverbsN; these, fopen(), opendir(),
+ * readlink(), realpath() and chdir() also resolve the emulated devices'
+ * /sys paths into the generated tree.  The fd calls are in interpose.c;
+ * both fall through to libc for everything else.
  */
 #ifdef _FORTIFY_SOURCE
 #undef _FORTIFY_SOURCE	/* we define the functions fortify wraps */
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -30,10 +35,77 @@
 #include "interpose.h"
 
 /* Fortified variants are not declared without _FORTIFY_SOURCE. */
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen);
+ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len,
+			 size_t buflen);
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
 int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
+
+/* ---- /sys: the emulated devices' part of sysfs ----------------------------- */
+
+/*
+ * libibverbs reads sysfs under SYSFS_PATH (the tree's root); programs and
+ * their children (rdma-core's tests run cat on a pkey) name /sys.  These
+ * resolve into the tree: the IB classes whole, the emulated netdevs and
+ * PCI functions by name, mana's PCI driver.  Everything else under /sys
+ * stays the host's.  The tree's symlinks are relative, so what a path
+ * reaches through them stays in the tree.
+ */
+static const char *const sys_whole[] = {
+	"class/infiniband", "class/infiniband_verbs", "bus/pci/drivers/mana",
+};
+static const char *const sys_named[] = { "class/net/", "bus/pci/devices/" };
+
+static bool sys_prefix(const char *rest, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(rest, prefix, n) && (!rest[n] || rest[n] == '/');
+}
+
+/* The tree's path for @path into @buf (PATH_MAX), or NULL if not ours. */
+static const char *sys_path(const char *path, char *buf)
+{
+	const char *rest, *name;
+	struct stat st;
+	unsigned int i;
+	size_t n;
+	int len;
+
+	if (!path || strncmp(path, "/sys/", 5))
+		return NULL;
+	rest = path + 5;
+	for (i = 0; i < sizeof(sys_whole) / sizeof(sys_whole[0]); i++)
+		if (sys_prefix(rest, sys_whole[i]))
+			goto ours;
+	for (i = 0; i < sizeof(sys_named) / sizeof(sys_named[0]); i++) {
+		n = strlen(sys_named[i]);
+		if (strncmp(rest, sys_named[i], n) || !rest[n] || rest[n] == '/')
+			continue;
+		/* only names the tree has: the host's other netdevs stay */
+		name = strchrnul(rest + n, '/');
+		emu_init();
+		len = snprintf(buf, PATH_MAX, "%s/%.*s", emu.sysfs_root,
+			       (int)(name - rest), rest);
+		if (len > 0 && len < PATH_MAX && emu.sysfs_root[0] &&
+		    !REAL(lstat)(buf, &st))
+			goto ours;
+		return NULL;
+	}
+	return NULL;
+ours:
+	emu_init();
+	if (!emu.sysfs_root[0])
+		return NULL;
+	len = snprintf(buf, PATH_MAX, "%s/%s", emu.sysfs_root, rest);
+	return len > 0 && len < PATH_MAX ? buf : NULL;
+}
+
+/* The path libc is given: @path, or its place in the tree (in @buf). */
+#define SYS(path, buf) (sys_path((path), (buf)) ?: (path))
 
 /* ---- the char device: /dev/infiniband/uverbsN ----------------------------- */
 
@@ -135,10 +207,11 @@ static int open_common(const char *path, int flags, mode_t mode,
 		       int (*real)(const char *, int, ...))
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
-	return real(path, flags, mode);
+	return real(SYS(path, buf), flags, mode);
 }
 
 static mode_t open_mode(int flags, va_list ap)
@@ -171,6 +244,7 @@ EMU_EXPORT int open64(const char *path, int flags, ...)
 EMU_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 	va_list ap;
 	mode_t mode;
 
@@ -179,12 +253,13 @@ EMU_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
-	return REAL(openat)(dirfd, path, flags, mode);
+	return REAL(openat)(dirfd, SYS(path, buf), flags, mode);
 }
 
 EMU_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 	va_list ap;
 	mode_t mode;
 
@@ -193,39 +268,43 @@ EMU_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
-	return REAL(openat64)(dirfd, path, flags, mode);
+	return REAL(openat64)(dirfd, SYS(path, buf), flags, mode);
 }
 
 EMU_EXPORT int __open_2(const char *path, int flags)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
-			     REAL(__open_2)(path, flags);
+			     REAL(__open_2)(SYS(path, buf), flags);
 }
 
 EMU_EXPORT int __open64_2(const char *path, int flags)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
-			     REAL(__open64_2)(path, flags);
+			     REAL(__open64_2)(SYS(path, buf), flags);
 }
 
 EMU_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
-			     REAL(__openat_2)(dirfd, path, flags);
+			     REAL(__openat_2)(dirfd, SYS(path, buf), flags);
 }
 
 EMU_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
-			     REAL(__openat64_2)(dirfd, path, flags);
+			     REAL(__openat64_2)(dirfd, SYS(path, buf), flags);
 }
 
 /* ---- stat family: a crw-rw-rw- 231:192+N character device ------------------ */
@@ -279,9 +358,10 @@ static int at_devnum(int dirfd, const char *path, int flags)
 EMU_EXPORT int stat(const char *restrict path, struct stat *restrict st)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(stat)(path, st);
+		return REAL(stat)(SYS(path, buf), st);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -289,9 +369,10 @@ EMU_EXPORT int stat(const char *restrict path, struct stat *restrict st)
 EMU_EXPORT int stat64(const char *restrict path, struct stat64 *restrict st)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(stat64)(path, st);
+		return REAL(stat64)(SYS(path, buf), st);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -299,9 +380,10 @@ EMU_EXPORT int stat64(const char *restrict path, struct stat64 *restrict st)
 EMU_EXPORT int lstat(const char *restrict path, struct stat *restrict st)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(lstat)(path, st);
+		return REAL(lstat)(SYS(path, buf), st);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -309,9 +391,10 @@ EMU_EXPORT int lstat(const char *restrict path, struct stat *restrict st)
 EMU_EXPORT int lstat64(const char *restrict path, struct stat64 *restrict st)
 {
 	int devnum = uverbs_devnum(path);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(lstat64)(path, st);
+		return REAL(lstat64)(SYS(path, buf), st);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -340,9 +423,10 @@ EMU_EXPORT int fstatat(int dirfd, const char *restrict path,
 		       struct stat *restrict st, int flags)
 {
 	int devnum = at_devnum(dirfd, path, flags);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(fstatat)(dirfd, path, st, flags);
+		return REAL(fstatat)(dirfd, SYS(path, buf), st, flags);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -351,9 +435,10 @@ EMU_EXPORT int fstatat64(int dirfd, const char *restrict path,
 			 struct stat64 *restrict st, int flags)
 {
 	int devnum = at_devnum(dirfd, path, flags);
+	char buf[PATH_MAX];
 
 	if (devnum < 0)
-		return REAL(fstatat64)(dirfd, path, st, flags);
+		return REAL(fstatat64)(dirfd, SYS(path, buf), st, flags);
 	FILL_STAT(st, devnum);
 	return 0;
 }
@@ -362,10 +447,11 @@ EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
 		     unsigned int mask, struct statx *restrict stx)
 {
 	int devnum = at_devnum(dirfd, path, flags);
+	char buf[PATH_MAX];
 	struct timespec ts;
 
 	if (devnum < 0)
-		return REAL(statx)(dirfd, path, flags, mask, stx);
+		return REAL(statx)(dirfd, SYS(path, buf), flags, mask, stx);
 	ts = emu_start_time();
 	memset(stx, 0, sizeof(*stx));
 	stx->stx_mask = STATX_BASIC_STATS;
@@ -394,13 +480,128 @@ static int uverbs_access(int mode, bool effective)
 
 EMU_EXPORT int access(const char *path, int mode)
 {
+	char buf[PATH_MAX];
+
 	return uverbs_devnum(path) >= 0 ? uverbs_access(mode, false) :
-					  REAL(access)(path, mode);
+					  REAL(access)(SYS(path, buf), mode);
 }
 
 EMU_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
+	char buf[PATH_MAX];
+
 	return uverbs_devnum(path) >= 0 ?
 		       uverbs_access(mode, flags & AT_EACCESS) :
-		       REAL(faccessat)(dirfd, path, mode, flags);
+		       REAL(faccessat)(dirfd, SYS(path, buf), mode, flags);
+}
+
+/* ---- the other path calls that reach sysfs --------------------------------- */
+
+/* glibc's fopen() and opendir() open through internal calls: here too. */
+EMU_EXPORT FILE *fopen(const char *restrict path, const char *restrict mode)
+{
+	char buf[PATH_MAX];
+
+	return REAL(fopen)(SYS(path, buf), mode);
+}
+
+EMU_EXPORT FILE *fopen64(const char *restrict path, const char *restrict mode)
+{
+	char buf[PATH_MAX];
+
+	return REAL(fopen64)(SYS(path, buf), mode);
+}
+
+EMU_EXPORT FILE *freopen(const char *restrict path, const char *restrict mode,
+			 FILE *restrict stream)
+{
+	char buf[PATH_MAX];
+
+	return REAL(freopen)(path ? SYS(path, buf) : NULL, mode, stream);
+}
+
+EMU_EXPORT DIR *opendir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return REAL(opendir)(SYS(path, buf));
+}
+
+EMU_EXPORT ssize_t readlink(const char *restrict path, char *restrict out,
+			    size_t len)
+{
+	char buf[PATH_MAX];
+
+	return REAL(readlink)(SYS(path, buf), out, len);
+}
+
+EMU_EXPORT ssize_t readlinkat(int dirfd, const char *restrict path,
+			      char *restrict out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	return REAL(readlinkat)(dirfd, SYS(path, buf), out, len);
+}
+
+/* Fortified callers (Debian builds with _FORTIFY_SOURCE): same checks. */
+EMU_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len,
+				  size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return readlink(path, buf, len);
+}
+
+EMU_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf,
+				    size_t len, size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return readlinkat(dirfd, path, buf, len);
+}
+
+EMU_EXPORT int chdir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return REAL(chdir)(SYS(path, buf));
+}
+
+/*
+ * glibc's realpath() follows links with internal calls: resolve in the
+ * tree and name the result by /sys again, as a program would see it.
+ */
+EMU_EXPORT char *realpath(const char *restrict path, char *restrict resolved)
+{
+	char buf[PATH_MAX], *res, *copy;
+	size_t root_len;
+
+	if (!sys_path(path, buf))
+		return REAL(realpath)(path, resolved);
+	res = REAL(realpath)(buf, NULL);
+	if (!res)
+		return NULL;
+	root_len = strlen(emu.sysfs_root);
+	if (!strncmp(res, emu.sysfs_root, root_len) &&
+	    (res[root_len] == '/' || !res[root_len]))
+		snprintf(buf, sizeof(buf), "/sys%s", res + root_len);
+	else
+		snprintf(buf, sizeof(buf), "%s", res);
+	free(res);
+	if (resolved) {
+		snprintf(resolved, PATH_MAX, "%s", buf);
+		return resolved;
+	}
+	copy = strdup(buf);
+	if (!copy)
+		errno = ENOMEM;
+	return copy;
+}
+
+EMU_EXPORT char *__realpath_chk(const char *path, char *resolved,
+				size_t resolvedlen)
+{
+	if (resolved && resolvedlen < PATH_MAX)
+		abort();
+	return realpath(path, resolved);
 }

@@ -50,7 +50,7 @@ int emu_event_file_create(struct emu_file *file, bool async,
 		goto err_free;
 	}
 	/* Posting an event must never block the emulator. */
-	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	emu_libc_fcntl_int(sv[1], F_SETFL, O_NONBLOCK);
 	ret = emu_fd_register(sv[0], EMU_FD_EVENT, ev);
 	if (ret)
 		goto err_close;

@@ -64,8 +64,8 @@ int emu_nl_socket(int type, int protocol)
 		ret = -errno;
 		goto err_free;
 	}
-	fcntl(sv[1], F_SETFD, FD_CLOEXEC);
-	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	emu_libc_fcntl_int(sv[1], F_SETFD, FD_CLOEXEC);
+	emu_libc_fcntl_int(sv[1], F_SETFL, O_NONBLOCK);
 	ret = emu_fd_register(sv[0], EMU_FD_NETLINK, s);
 	if (ret)
 		goto err_close;

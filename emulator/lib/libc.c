@@ -70,6 +70,11 @@ int emu_libc_ioctl(int fd, unsigned long request, void *arg)
 	return EMU_LIBC(ioctl)(fd, request, arg);
 }
 
+int emu_libc_fcntl_int(int fd, int cmd, int arg)
+{
+	return EMU_LIBC(fcntl)(fd, cmd, arg);
+}
+
 int emu_libc_poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	return EMU_LIBC(poll)(fds, nfds, timeout);

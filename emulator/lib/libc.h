@@ -40,6 +40,8 @@ int emu_libc_close(int fd);
 ssize_t emu_libc_read(int fd, void *buf, size_t len);
 ssize_t emu_libc_write(int fd, const void *buf, size_t len);
 int emu_libc_ioctl(int fd, unsigned long request, void *arg);
+/* fcntl() of a command that takes an int (F_SETFL, F_SETFD, ...) */
+int emu_libc_fcntl_int(int fd, int cmd, int arg);
 int emu_libc_poll(struct pollfd *fds, nfds_t nfds, int timeout);
 int emu_libc_sigaction(int sig, const struct sigaction *act,
 		       struct sigaction *old);

@@ -172,6 +172,14 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 		goto err_mutex;
 	}
 
+	/*
+	 * The doorbell page now, as rdma-core's libmana maps it: arming a CQ
+	 * (ibv_req_notify_cq) must work before any queue exists.
+	 */
+	if (!mana_get_db_page(ctx)) {
+		errno = ENOENT;
+		goto err_mutex;
+	}
 	verbs_set_ops(&ctx->ibv_ctx, &mana_ctx_ops);
 	return &ctx->ibv_ctx;
 

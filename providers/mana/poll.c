@@ -39,6 +39,8 @@ static uint32_t cq_index(const struct mana_cq *cq)
 	       (uint32_t)((cq->next_cqe - (const uint8_t *)cq->buf.addr) / GDMA_CQE_SIZE);
 }
 
+static void cq_arm_pending(struct mana_cq *cq);
+
 void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp)
 {
 	cq->rq = NULL;
@@ -46,6 +48,7 @@ void mana_cq_bind_sq(struct mana_cq *cq, struct mana_qp *qp)
 	cq->qp_num = qp->vqp.qp.qp_num;
 	cq->opcode = IBV_WC_SEND;
 	cq->sq_qp = qp;
+	cq_arm_pending(cq);
 }
 
 void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num)
@@ -55,6 +58,7 @@ void mana_cq_bind_rq(struct mana_cq *cq, struct mana_wq *wq, uint32_t qp_num)
 	cq->opcode = IBV_WC_RECV;
 	cq->rq = wq;
 	cq->fast_rq = cq->backlog.left ? &never_ready : wq;
+	cq_arm_pending(cq);
 }
 
 void mana_cq_unbind(struct mana_cq *cq)
@@ -389,6 +393,22 @@ static void cq_doorbell(struct mana_cq *cq, bool arm)
 	cq->rang_lap = cq->lap;
 }
 
+/*
+ * A CQ armed before a raw queue bound it: arm the hardware CQ that queue
+ * gave it (a CQ without one until now, or an RNIC CQ whose raw queue
+ * completes on a hardware CQ of its own).  No completion can have
+ * happened in between, so the event is the one the caller asked for.
+ */
+static void cq_arm_pending(struct mana_cq *cq)
+{
+	cq_lock(cq);
+	if (cq->arm_pending && cq->cqid != UINT32_MAX) {
+		cq->arm_pending = false;
+		cq_doorbell(cq, true);
+	}
+	cq_unlock(cq);
+}
+
 static void cq_maybe_ring(struct mana_cq *cq)
 {
 	if (cq->lap - cq->rang_lap >= 4 && cq->cqid != UINT32_MAX &&
@@ -550,11 +570,6 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct mana_cq *cq = to_mcq(ibcq);
 
-	if (cq->cqid == UINT32_MAX || !to_mctx(ibcq->context)->db_page) {
-		mana_err(ibcq->context,
-			 "CQ is not bound to a queue yet: create its QP first");
-		return EINVAL;
-	}
 	/*
 	 * Raw Ethernet has no solicited completions to wait for: refuse, as
 	 * rdma-core's libmana does (EOPNOTSUPP), rather than arm for all.
@@ -565,7 +580,11 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return EOPNOTSUPP;
 	}
 	cq_lock(cq);
-	cq_doorbell(cq, true);
+	/* not bound yet: armed again (or only) when its queue is created */
+	if (!atomic_load(&cq->bound))
+		cq->arm_pending = true;
+	if (cq->cqid != UINT32_MAX)
+		cq_doorbell(cq, true);
 	cq_unlock(cq);
 	return 0;
 }

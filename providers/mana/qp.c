@@ -192,11 +192,14 @@ static int check_sq_attr(struct mana_context *ctx,
 			 attr->cap.max_send_wr, caps.max_qp_wr);
 		return EINVAL;
 	}
-	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge) {
-		mana_err(ibctx, "a raw send QP has no receive queue: max_recv_wr %u and max_recv_sge %u must be 0 (receive on the WQs of an RSS QP)",
+	/*
+	 * mana_ib ignores receive caps on a raw send QP (it has no receive
+	 * queue; frames arrive on the WQs of an RSS QP): accepted, and the
+	 * caps returned say 0.
+	 */
+	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge)
+		mana_dbg(ibctx, "raw send QP: max_recv_wr %u and max_recv_sge %u ignored (no receive queue; receive on the WQs of an RSS QP)",
 			 attr->cap.max_recv_wr, attr->cap.max_recv_sge);
-		return EINVAL;
-	}
 	/* every WR may complete (errors do, signaled or not): room for all */
 	if (to_mcq(attr->send_cq)->count < attr->cap.max_send_wr) {
 		mana_err(ibctx, "send CQ of %u entries cannot hold the completions of max_send_wr %u: create it with at least %u",
@@ -265,6 +268,8 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	resp.drv.cqid = UINT32_MAX;
 	cmd_attr = *attr;
 	cmd_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	cmd_attr.cap.max_recv_wr = 0;
+	cmd_attr.cap.max_recv_sge = 0;
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -619,10 +624,15 @@ int mana_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 		return EINVAL;
 	if (ibqp->qp_type == IBV_QPT_RC)
 		return mana_rc_query_qp(ibqp, attr, attr_mask, init_attr);
+	/*
+	 * mana_ib has no query_qp: the provider answers what it tracks (raw
+	 * queues run from creation; the state is the one modify_qp walked,
+	 * ERR after a device fatal) and every attribute whatever the mask.
+	 */
 	memset(attr, 0, sizeof(*attr));
 	memset(init_attr, 0, sizeof(*init_attr));
-	attr->qp_state = ibqp->state;
-	attr->cur_qp_state = ibqp->state;
+	attr->qp_state = mana_ctx_fatal(ibqp->context) ? IBV_QPS_ERR : ibqp->state;
+	attr->cur_qp_state = attr->qp_state;
 	attr->port_num = qp->port;
 	attr->cap = qp->cap;
 	init_attr->qp_context = ibqp->qp_context;

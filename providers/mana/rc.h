@@ -161,6 +161,9 @@ int mana_rc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr);
 /* the QP went to ERR (device error or user): flush from now on */
 void mana_rc_qp_to_err(struct mana_rc_qp *qp);
+/* post_send in ERR, sq_lock held: the WRs complete as flushed */
+int mana_rc_post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
 
 /* rc_send.c */
 int mana_rc_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

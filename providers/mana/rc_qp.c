@@ -50,6 +50,8 @@ static void cq_attach(struct mana_cq *cq, struct mana_rc_qp *qp, bool send)
 		mana_cq_set_rc(cq, true);
 		mana_rc_cq_init_ex_ops(cq);
 	}
+	/* an arm before this QP was on the RNIC CQ, which it completes on */
+	cq->arm_pending = false;
 	atomic_store(&cq->bound, true);
 	cq_unlock(cq);
 }
@@ -147,9 +149,14 @@ static int check_attr(struct mana_context *ctx, struct ibv_qp_init_attr_ex *attr
 	ret = mana_get_caps(ctx, &caps);
 	if (ret)
 		return ret;
-	if (!attr->cap.max_send_wr || attr->cap.max_send_wr > caps.max_qp_wr ||
+	/*
+	 * max_send_wr 0 (a receive-only QP, as qperf's servers ask) still
+	 * gets the hardware send queues (a page each): the RNIC answers
+	 * requests and READs through them, and mana_ib creates all four.
+	 */
+	if (attr->cap.max_send_wr > caps.max_qp_wr ||
 	    attr->cap.max_recv_wr > caps.max_qp_wr) {
-		mana_err(ibctx, "max_send_wr %u (1..%u) or max_recv_wr %u (0..%u) out of range",
+		mana_err(ibctx, "max_send_wr %u (0..%u) or max_recv_wr %u (0..%u) out of range",
 			 attr->cap.max_send_wr, caps.max_qp_wr,
 			 attr->cap.max_recv_wr, caps.max_qp_wr);
 		return EINVAL;
@@ -408,6 +415,64 @@ void mana_rc_qp_to_err(struct mana_rc_qp *qp)
 	atomic_store(&qp->flushing, true);
 }
 
+static int flushed_opcode(enum ibv_wr_opcode op, uint8_t *wc_opcode)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		*wc_opcode = IBV_WC_SEND;
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*wc_opcode = IBV_WC_RDMA_WRITE;
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*wc_opcode = IBV_WC_RDMA_READ;
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+/*
+ * A QP in ERR takes send WRs and flushes them, as the IBA has it (and as
+ * it takes receives): the device never sees them, the poller completes
+ * them with IBV_WC_WR_FLUSH_ERR after the QP's earlier WRs.  Their PSN is
+ * one never sent, so never acknowledged.  A WR the QP could never take is
+ * still refused, with bad_wr.
+ */
+int mana_rc_post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr)
+{
+	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
+	struct mana_rc_swr *e;
+	uint8_t opcode;
+
+	for (; wr; wr = wr->next) {
+		if (flushed_opcode(wr->opcode, &opcode) || wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->max_send_sge) {
+			mana_err(ibctx, "QP %u in ERR: opcode %d or num_sge %d not valid on this QP",
+				 qp->qp.vqp.qp.qp_num, wr->opcode, wr->num_sge);
+			*bad_wr = wr;
+			return EINVAL;
+		}
+		if (qp->sq_head - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) >=
+		    qp->max_send_wr) {
+			mana_err(ibctx, "send queue of QP %u is full (max_send_wr %u)",
+				 qp->qp.vqp.qp.qp_num, qp->max_send_wr);
+			*bad_wr = wr;
+			return ENOMEM;
+		}
+		e = &qp->swr[qp->sq_head & qp->swr_mask];
+		memset(e, 0, sizeof(*e));
+		e->wr_id = wr->wr_id;
+		e->end_psn = qp->sq_psn;
+		e->opcode = opcode;
+		__atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 /* Lock everything the datapath touches: both CQs, then SQ and RQ. */
 static void lock_all(struct mana_rc_qp *qp)
 {
@@ -445,17 +510,76 @@ static void reset_queues(struct mana_rc_qp *qp)
 	atomic_store(&qp->rollback->right, 0);
 	qp->sq_head = qp->sq_tail = 0;
 	qp->rq_head = qp->rq_tail = 0;
+	qp->sq_psn = 0;
 	qp->armed = false;
 	qp->sq_err = false;
 	qp->rq_err = false;
 	atomic_store(&qp->flushing, false);
 }
 
+/*
+ * What the QP was given, for ibv_query_qp (mana_ib has no query_qp): the
+ * kernel accepted @attr for the bits of @mask.  RESET forgets them all.
+ */
+static void record_attr(struct mana_rc_qp *qp, const struct ibv_qp_attr *attr,
+			int mask)
+{
+	struct ibv_qp_attr *a = &qp->attr;
+
+	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		memset(a, 0, sizeof(*a));
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IBV_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IBV_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IBV_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IBV_QP_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & IBV_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IBV_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IBV_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & MANA_RC_PSN_MASK;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IBV_QP_ALT_PATH) {
+		a->alt_ah_attr = attr->alt_ah_attr;
+		a->alt_pkey_index = attr->alt_pkey_index;
+		a->alt_port_num = attr->alt_port_num;
+		a->alt_timeout = attr->alt_timeout;
+	}
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IBV_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & MANA_RC_PSN_MASK;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IBV_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IBV_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IBV_QP_RATE_LIMIT)
+		a->rate_limit = attr->rate_limit;
+}
+
 int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask)
 {
+	const int state_only = IBV_QP_STATE | IBV_QP_CUR_STATE |
+			       IBV_QP_EN_SQD_ASYNC_NOTIFY;
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
 	struct ibv_modify_qp cmd;
+	bool cqs;
 	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
@@ -467,20 +591,30 @@ int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		return ret;
 	}
 
-	lock_all(qp);
+	/*
+	 * A state change alone, but to RESET, changes nothing the pollers
+	 * read under their CQ locks (the flush flag is atomic): without them,
+	 * so that a caller between ibv_start_poll and ibv_end_poll, which
+	 * holds one, may move the QP to ERR.
+	 */
+	cqs = (attr_mask & ~state_only) ||
+	      ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET);
+	if (cqs) {
+		lock_all(qp);
+	} else {
+		mana_spin_lock(&qp->sq_lock);
+		mana_spin_lock(&qp->rq_lock);
+	}
+	record_attr(qp, attr, attr_mask);
 	if (attr_mask & IBV_QP_PATH_MTU) {
 		qp->path_mtu = attr->path_mtu;
 		qp->mtu = mana_rc_mtu_bytes(attr->path_mtu);
-		qp->attr.path_mtu = attr->path_mtu;
 	}
 	if (attr_mask & IBV_QP_SQ_PSN) {
 		qp->sq_psn = attr->sq_psn & MANA_RC_PSN_MASK;
 		qp->acked_psn = mana_rc_psn_add(qp->sq_psn, MANA_RC_PSN_MASK);
 		qp->ssn = 1;
-		qp->attr.sq_psn = attr->sq_psn;
 	}
-	if (attr_mask & IBV_QP_DEST_QPN)
-		qp->attr.dest_qp_num = attr->dest_qp_num;
 	if (attr_mask & IBV_QP_STATE) {
 		switch (attr->qp_state) {
 		case IBV_QPS_RESET:
@@ -494,31 +628,52 @@ int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		}
 		ibqp->state = attr->qp_state;
 	}
-	unlock_all(qp);
+	if (cqs) {
+		unlock_all(qp);
+	} else {
+		mana_spin_unlock(&qp->rq_lock);
+		mana_spin_unlock(&qp->sq_lock);
+	}
 	return 0;
 }
 
+/*
+ * Answered from what the provider knows: mana_ib has no query_qp.  Every
+ * attribute is filled whatever @attr_mask asks (a hint, ibv_query_qp(3)):
+ * the state the provider tracks (ERR once an error CQE has been polled, or
+ * after a device fatal), what modify_qp was given, the caps as granted,
+ * and the next send PSN (the device does not report the responder's).
+ */
 int mana_rc_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
 	struct mana_rc_qp *qp = to_mrcqp(ibqp);
-	struct ibv_query_qp cmd;
-	int ret;
 
-	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
-			       sizeof(cmd));
-	if (ret) {
-		mana_err(ibqp->context, "QUERY_QP failed: %s", strerror(ret));
-		return ret;
-	}
-	/* what the provider granted, not what the kernel saw */
+	(void)attr_mask;
+	/*
+	 * modify_qp writes under every lock, sq_lock among them; not the CQ
+	 * locks here, as a caller between ibv_start_poll and ibv_end_poll
+	 * holds one
+	 */
+	mana_spin_lock(&qp->sq_lock);
+	*attr = qp->attr;
+	attr->qp_state = ibqp->state;
+	attr->sq_psn = qp->sq_psn;
+	mana_spin_unlock(&qp->sq_lock);
+	if (mana_ctx_fatal(ibqp->context))
+		attr->qp_state = IBV_QPS_ERR;
+	attr->cur_qp_state = attr->qp_state;
+	if (!attr->port_num)
+		attr->port_num = (uint8_t)qp->qp.port;
 	attr->cap = qp->cap;
-	init_attr->cap = qp->cap;
-	init_attr->sq_sig_all = qp->sq_sig_all;
+	attr->sq_draining = 0;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
-	init_attr->qp_context = ibqp->qp_context;
+	init_attr->cap = qp->cap;
 	init_attr->qp_type = IBV_QPT_RC;
+	init_attr->sq_sig_all = qp->sq_sig_all;
 	return 0;
 }

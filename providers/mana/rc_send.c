@@ -552,6 +552,10 @@ int mana_rc_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return mana_fatal_error(ibctx);
 	}
 	mana_spin_lock(&qp->sq_lock);
+	if (ibqp->state == IBV_QPS_ERR) {
+		ret = mana_rc_post_flushed(qp, wr, bad_wr);
+		goto out;
+	}
 	if (ibqp->state != IBV_QPS_RTS) {
 		mana_err(ibctx, "QP %u is in state %d: post_send needs RTS",
 			 ibqp->qp_num, ibqp->state);
