@@ -704,13 +704,15 @@ static void case_rawcaps(void)
 		qp = ibv_create_qp(pd, &qa);
 	CHECK(qp, "raw send QP asking receive caps: %s", strerror(errno));
 	if (qp) {
-		CHECK(qa.cap.max_recv_wr == 0 && qa.cap.max_recv_sge == 0 &&
+		/* at least what was asked (ibv_create_qp(3)), as mana_ib and
+		 * rdma-core's libmana answer */
+		CHECK(qa.cap.max_recv_wr == 16 && qa.cap.max_recv_sge == 2 &&
 		      qa.cap.max_send_wr == 32 && qa.cap.max_send_sge == 1,
 		      "caps returned %u/%u/%u/%u", qa.cap.max_send_wr,
 		      qa.cap.max_recv_wr, qa.cap.max_send_sge, qa.cap.max_recv_sge);
 		CHECK_ERRNO(query(qp, IBV_QP_CAP, &a, &ia), 0);
-		CHECK(!a.cap.max_recv_wr && !ia.cap.max_recv_wr &&
-		      !a.cap.max_recv_sge && !ia.cap.max_recv_sge,
+		CHECK(a.cap.max_recv_wr == 16 && ia.cap.max_recv_wr == 16 &&
+		      a.cap.max_recv_sge == 2 && ia.cap.max_recv_sge == 2,
 		      "queried receive caps %u/%u", a.cap.max_recv_wr,
 		      a.cap.max_recv_sge);
 		ibv_destroy_qp(qp);
@@ -779,6 +781,56 @@ out:
 
 /* ---- errpost -------------------------------------------------------------- */
 
+/* The same through ibv_wr_*: a batch on a QP in ERR is flushed whole. */
+static void errpost_wr(struct env *e)
+{
+	struct ibv_qp_init_attr_ex qa = {
+		.send_cq = e->s[0].cq, .recv_cq = e->s[0].cq,
+		.qp_type = IBV_QPT_RC, .pd = e->pd,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct side *s = &e->s[0];
+	struct ibv_qp_ex *qpx;
+	struct ibv_wc wc[4];
+	struct ibv_qp *qp;
+	int n, i;
+
+	qp = ibv_create_qp_ex(e->ctx, &qa);
+	CHECK(qp, "create RC QP with ibv_wr_*: %s", strerror(errno));
+	if (!qp)
+		return;
+	qpx = ibv_qp_to_qp_ex(qp);
+	/* the core's table has no RESET -> ERR */
+	CHECK_ERRNO(to_init(qp), 0);
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 200;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, s->mr->lkey, (uintptr_t)s->buf, 32);
+	qpx->wr_id = 201;
+	qpx->wr_flags = 0;
+	ibv_wr_rdma_write(qpx, e->s[1].mr->rkey, (uintptr_t)e->s[1].buf);
+	ibv_wr_set_sge(qpx, s->mr->lkey, (uintptr_t)s->buf, 32);
+	CHECK_ERRNO(ibv_wr_complete(qpx), 0);
+	n = wait_wc(s->cq, wc, 2);
+	CHECK(n == 2, "two flushed ibv_wr_* completions, got %d", n);
+	for (i = 0; i < n && i < 2; i++)
+		CHECK(wc[i].status == IBV_WC_WR_FLUSH_ERR &&
+		      wc[i].qp_num == qp->qp_num && wc[i].wr_id == 200u + i &&
+		      wc[i].opcode == (i ? IBV_WC_RDMA_WRITE : IBV_WC_SEND),
+		      "ibv_wr_* completion %d: %s wr_id %llu", i,
+		      ibv_wc_status_str(wc[i].status),
+		      (unsigned long long)wc[i].wr_id);
+	CHECK(ibv_poll_cq(s->cq, 4, wc) == 0, "nothing more");
+	CHECK(ibv_poll_cq(e->s[1].cq, 4, wc) == 0, "peer completions");
+	CHECK_ERRNO(ibv_destroy_qp(qp), 0);
+}
+
 static void case_errpost(void)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
@@ -835,6 +887,7 @@ static void case_errpost(void)
 	CHECK(bad == &wr[0], "bad_wr");
 	/* the peer saw nothing */
 	CHECK(ibv_poll_cq(e.s[1].cq, 4, wc) == 0, "peer completions");
+	errpost_wr(&e);
 out:
 	env_close(&e);
 }

@@ -194,8 +194,10 @@ static int check_sq_attr(struct mana_context *ctx,
 	}
 	/*
 	 * mana_ib ignores receive caps on a raw send QP (it has no receive
-	 * queue; frames arrive on the WQs of an RSS QP): accepted, and the
-	 * caps returned say 0.
+	 * queue; frames arrive on the WQs of an RSS QP): accepted, and given
+	 * back as asked, as the kernel's response and rdma-core's libmana
+	 * give them (ibv_create_qp(3): the caps returned are at least those
+	 * asked).  ibv_post_recv on the QP still fails.
 	 */
 	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge)
 		mana_dbg(ibctx, "raw send QP: max_recv_wr %u and max_recv_sge %u ignored (no receive queue; receive on the WQs of an RSS QP)",
@@ -300,11 +302,9 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	if (pd->protection_domain)
 		atomic_fetch_add(&pd->refs, 1);
 
-	/* what this QP really has: no receive queue */
+	/* the send side as it is; the receive caps as asked (see above) */
 	attr->cap.max_send_wr = qp->max_send_wr;
 	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_wr = 0;
-	attr->cap.max_recv_sge = 0;
 	attr->cap.max_inline_data = qp->max_inline_data;
 	qp->cap = attr->cap;
 	raw_qp_add(ctx, qp);

@@ -153,7 +153,8 @@ static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 					st = IBV_WC_GENERAL_ERR;
 				qp->sq_err = false;
 			}
-		} else if (mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
+		} else if (e->size_bu &&	/* 0: posted in ERR, never sent */
+			   mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
 			st = IBV_WC_SUCCESS;
 		} else if (flush && atomic_load(&qp->flushing)) {
 			st = IBV_WC_WR_FLUSH_ERR;

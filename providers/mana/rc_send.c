@@ -997,6 +997,30 @@ static void wr_rollback(struct mana_rc_qp *qp)
 	qp->wr_pending = false;
 }
 
+/*
+ * A batch built on a QP in ERR is flushed, as mana_rc_post_send() flushes
+ * a list: its WQEs never reach the device (the producers go back), its
+ * shadow entries stay as flushed ones (no WQE, the next unsent PSN) that
+ * the poller completes with IBV_WC_WR_FLUSH_ERR in order.
+ */
+static void wr_flush_batch(struct mana_rc_qp *qp)
+{
+	uint32_t head = qp->wr_head, i;
+
+	wr_rollback(qp);
+	for (i = qp->sq_head; i != head; i++) {
+		struct mana_rc_swr *e = &qp->swr[i & qp->swr_mask];
+		uint64_t wr_id = e->wr_id;
+		uint8_t opcode = e->opcode;
+
+		memset(e, 0, sizeof(*e));
+		e->wr_id = wr_id;
+		e->opcode = opcode;
+		e->end_psn = qp->sq_psn;
+	}
+	__atomic_store_n(&qp->sq_head, head, __ATOMIC_RELEASE);
+}
+
 static int rc_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
@@ -1011,6 +1035,11 @@ static int rc_wr_complete(struct ibv_qp_ex *qpx)
 	if (qp->wr_pending)
 		wr_finish(qp, NULL, 0, 0);
 	ret = qp->wr_err;
+	if (!ret && ibqp->state == IBV_QPS_ERR) {
+		wr_flush_batch(qp);
+		mana_spin_unlock(&qp->sq_lock);
+		return 0;
+	}
 	if (!ret && ibqp->state != IBV_QPS_RTS) {
 		mana_err(ibqp->context, "QP %u is in state %d: post_send needs RTS",
 			 ibqp->qp_num, ibqp->state);
