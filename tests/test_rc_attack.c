@@ -24,6 +24,7 @@
  * Usage: test_rc_attack CASE victim|attacker
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,26 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
+/*
+ * The provider learns of a responder-side ERR from the async event (mana_ib
+ * has no query_qp: libmana answers from what it has seen).  @wait_ms 0:
+ * only what is already there.  The event's type, or -1 for none.
+ */
+static int async_event(struct ibv_qp *qp, int wait_ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&pfd, 1, wait_ms) != 1 || ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = ev.event_type;
+	if (ev.element.qp != qp)
+		type = -2;
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
 static bool all_zero(const uint8_t *p, size_t len)
 {
 	size_t i;
@@ -262,12 +283,16 @@ static void victim(const char *c)
 		CHECK(!hear("done"), "attacker done");
 		CHECK(all_zero(buf, BUF_SIZE),
 		      "no byte of the WRITE landed after ibv_dereg_mr()");
+		CHECK(async_event(qp, 60000) == IBV_EVENT_QP_ACCESS_ERR,
+		      "the victim got IBV_EVENT_QP_ACCESS_ERR");
 		CHECK(qp_state(qp) == IBV_QPS_ERR,
 		      "the victim's QP went to ERR (remote access error)");
 	} else if (!strcmp(c, "dupread")) {
 		CHECK(!hear("done"), "attacker done");
 		CHECK(qp_state(qp) == IBV_QPS_RTS,
 		      "forged duplicate READs left the victim's QP in RTS");
+		/* the device would have raised an event before that WRITE */
+		CHECK(async_event(qp, 0) == -1, "no async event on the victim");
 		CHECK(buf[0] == 0x5a && buf[4095] == 0x5a,
 		      "the WRITE after them landed");
 	} else if (!strcmp(c, "rkey")) {
