@@ -13,6 +13,11 @@
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
 # ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
+# ./build.sh fresh-root SUITE [COMMAND...]
+#                           clone this commit into /root/libmana of a fresh
+#                           Debian SUITE root (bookworm, trixie; mmdebstrap
+#                           minbase + git) and run ./build.sh COMMAND there for
+#                           each COMMAND (default: demo test), as root
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -22,7 +27,7 @@ cd "$(dirname "$0")"
 TOP=$(pwd)
 
 PACKAGES=(
-	cmake gcc make pkg-config
+	cmake gcc libc6-dev make pkg-config
 	libibverbs-dev ibverbs-utils ibverbs-providers
 	libnl-3-dev libnl-route-3-dev
 	python3 python3-pyverbs python3-pytest
@@ -164,6 +169,76 @@ fuzz() {
 	return $failed
 }
 
+# A fresh Debian root, as a user who has only installed git would have it:
+# mmdebstrap's minbase plus git and ca-certificates, this commit cloned into
+# /root/libmana (root's home is 0700 there, as on any Debian), then
+# ./build.sh COMMAND for each COMMAND, timed.  The root gets its own /proc,
+# /dev/shm and mount namespace (the mounts vanish with it); the host's /usr is
+# never touched.  Downloaded .debs are kept per suite in $MANA_FRESH_CACHE
+# (default /var/cache/libmana-fresh-root/SUITE) and hard-linked into the next
+# root, so a second run downloads nothing.
+fresh_root() {
+	local suite=${1:-} cache tmp root host_suite seed=() c t0 rc=0
+
+	case "$suite" in
+	bookworm|trixie|forky|sid) ;;
+	*)
+		echo "build.sh: fresh-root SUITE: bookworm, trixie, forky or sid" >&2
+		exit 2 ;;
+	esac
+	shift
+	[ $# -gt 0 ] || set -- demo test
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "build.sh: fresh-root needs root (mmdebstrap, chroot, mounts)" >&2
+		exit 1
+	fi
+	ensure_packages mmdebstrap git
+	cache=${MANA_FRESH_CACHE:-/var/cache/libmana-fresh-root}/$suite
+	mkdir -p "$cache"
+	# the host's own cache serves a root of the host's suite (read only)
+	host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ "$host_suite" = "$suite" ] && seed=(/var/cache/apt/archives)
+	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/libmana-fresh-$suite.XXXXXX")
+	root=$tmp/root
+	# the root's mounts live in a private namespace: nothing to unmount here
+	trap 'rm -rf --one-file-system "$tmp"' EXIT
+	trap 'exit 130' INT TERM
+
+	echo "== fresh-root $suite: mmdebstrap minbase + git, ca-certificates =="
+	t0=$SECONDS
+	if ! mmdebstrap --variant=minbase --include=git,ca-certificates \
+		--skip=cleanup/apt/cache --skip=essential/unlink \
+		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln {} \"\$1/var/cache/apt/archives/\" \; ; done" \
+		"$suite" "$root" >"$tmp/mmdebstrap.log" 2>&1; then
+		cat "$tmp/mmdebstrap.log" >&2
+		echo "build.sh: mmdebstrap $suite failed" >&2
+		exit 1
+	fi
+	echo "fresh-root $suite: root ready in $((SECONDS - t0)) s"
+	git clone -q "$TOP" "$root/root/libmana"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	for c in "$@"; do
+		echo "== fresh-root $suite: ./build.sh $c (in /root/libmana) =="
+		t0=$SECONDS
+		unshare --mount --pid --fork sh -c '
+			root=$1; shift
+			mount -t proc proc "$root/proc" &&
+			mount --rbind /dev "$root/dev" &&
+			mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" &&
+			mount --rbind /sys "$root/sys" &&
+			exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
+				LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+				sh -c "cd /root/libmana && exec ./build.sh \"\$@\"" sh "$@"' \
+			sh "$root" $c || rc=$?
+		echo "fresh-root $suite: ./build.sh $c: exit $rc, $((SECONDS - t0)) s"
+		[ "$rc" -eq 0 ] || break
+	done
+	find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' \
+		-exec cp -ln {} "$cache/" \; 2>/dev/null || true
+	return "$rc"
+}
+
 cmd=${1:-build}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -206,11 +281,14 @@ pkgtest)
 fuzz)
 	fuzz "$@"
 	;;
+fresh-root)
+	fresh_root "$@"
+	;;
 -h|--help|help)
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root)" >&2
 	exit 2
 	;;
 esac
