@@ -173,12 +173,13 @@ fuzz() {
 # mmdebstrap's minbase plus git and ca-certificates, this commit cloned into
 # /root/libmana (root's home is 0700 there, as on any Debian), then
 # ./build.sh COMMAND for each COMMAND, timed.  The root gets its own /proc,
-# /dev/shm and mount namespace (the mounts vanish with it); the host's /usr is
+# /dev/shm and mount namespace (the mounts vanish with it), and is a mount
+# point itself (ip netns exec remounts / as a slave); the host's /usr is
 # never touched.  Downloaded .debs are kept per suite in $MANA_FRESH_CACHE
 # (default /var/cache/libmana-fresh-root/SUITE) and hard-linked into the next
 # root, so a second run downloads nothing.
 fresh_root() {
-	local suite=${1:-} cache tmp root host_suite seed=() c t0 rc=0
+	local suite=${1:-} cache root host_suite seed=() c t0 rc=0
 
 	case "$suite" in
 	bookworm|trixie|forky|sid) ;;
@@ -198,10 +199,11 @@ fresh_root() {
 	# the host's own cache serves a root of the host's suite (read only)
 	host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 	[ "$host_suite" = "$suite" ] && seed=(/var/cache/apt/archives)
-	tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/libmana-fresh-$suite.XXXXXX")
-	root=$tmp/root
+	# global: the EXIT trap runs after this function's locals are gone
+	FRESH_TMP=$(mktemp -d "${TMPDIR:-/var/tmp}/libmana-fresh-$suite.XXXXXX")
+	root=$FRESH_TMP/root
 	# the root's mounts live in a private namespace: nothing to unmount here
-	trap 'rm -rf --one-file-system "$tmp"' EXIT
+	trap 'rm -rf --one-file-system "$FRESH_TMP"' EXIT
 	trap 'exit 130' INT TERM
 
 	echo "== fresh-root $suite: mmdebstrap minbase + git, ca-certificates =="
@@ -210,8 +212,8 @@ fresh_root() {
 		--skip=cleanup/apt/cache --skip=essential/unlink \
 		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
 		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln {} \"\$1/var/cache/apt/archives/\" \; ; done" \
-		"$suite" "$root" >"$tmp/mmdebstrap.log" 2>&1; then
-		cat "$tmp/mmdebstrap.log" >&2
+		"$suite" "$root" >"$FRESH_TMP/mmdebstrap.log" 2>&1; then
+		cat "$FRESH_TMP/mmdebstrap.log" >&2
 		echo "build.sh: mmdebstrap $suite failed" >&2
 		exit 1
 	fi
@@ -223,6 +225,7 @@ fresh_root() {
 		t0=$SECONDS
 		unshare --mount --pid --fork sh -c '
 			root=$1; shift
+			mount --bind "$root" "$root" &&
 			mount -t proc proc "$root/proc" &&
 			mount --rbind /dev "$root/dev" &&
 			mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" &&
