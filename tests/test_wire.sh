@@ -52,9 +52,12 @@ socket_failed=$failed
 "$EMU" --backend=socket:"$TMP/wire" --stats="$TMP/b.stats" -- "$PKTGEN" --mode=echo \
 	--frames=50000 --timeout=120 >"$TMP/b.out" 2>&1 &
 echo_pid=$!
-# B must own the socket before A sends, or A's first frames find no peer:
-# wait as long as B takes (a loaded machine can take seconds), not a fixed time.
-while [ ! -S "$TMP/wire" ] && kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
+# B must receive before A sends: B's wire is up with its first queue, but a
+# frame that arrives before B's receive queues exist is dropped (unsteered),
+# as by a NIC, and A would wait for it forever.  Wait for B's word, as long
+# as B takes (a loaded machine can take seconds), not a fixed time.
+while ! grep -q '^mana-pktgen: receiving on' "$TMP/b.out" &&
+	kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
 "$EMU" --backend=socket:"$TMP/wire" --stats="$TMP/a.stats" -- "$PKTGEN" --frames=50000 \
 	--timeout=120 >"$TMP/a.out" 2>&1
 check "socket: A got every frame back" \
@@ -90,7 +93,9 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/net/tun ] && ip netns add "mana-emu-$$" 2>/
 "$EMU" --backend=tap:mtap0 --pcap="$TMP/tap.pcap" -- "$PKTGEN" --mode=reflect \
 	--frames=5 --queues=1 --timeout=10 >"$TMP/tap.out" 2>&1 &
 pg=\$!
-for _ in \$(seq 100); do ip link show mtap0 >/dev/null 2>&1 && break; sleep 0.05; done
+# mtap0 exists with pktgen's first queue; it answers once it receives
+while ! grep -q '^mana-pktgen: receiving on' "$TMP/tap.out" 2>/dev/null &&
+	kill -0 \$pg 2>/dev/null; do sleep 0.05; done
 ip link set lo up
 ip link set mtap0 up
 ip addr add 10.9.0.1/24 dev mtap0
