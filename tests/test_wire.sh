@@ -56,7 +56,7 @@ echo_pid=$!
 # frame that arrives before B's receive queues exist is dropped (unsteered),
 # as by a NIC, and A would wait for it forever.  Wait for B's word, as long
 # as B takes (a loaded machine can take seconds), not a fixed time.
-while ! grep -q '^mana-pktgen: receiving on' "$TMP/b.out" &&
+while ! grep -q '^mana-pktgen: receiving on' "$TMP/b.out" 2>/dev/null &&
 	kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
 "$EMU" --backend=socket:"$TMP/wire" --stats="$TMP/a.stats" -- "$PKTGEN" --frames=50000 \
 	--timeout=120 >"$TMP/a.out" 2>&1
