@@ -60,8 +60,9 @@ ensure_packages() { # ensure_packages [PACKAGE...] (default: PACKAGES)
 	fi
 	echo "build.sh: installing $missing"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
+	# another build.sh may be installing too (.ci/run overlaps steps)
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing
 }
 
 configure_and_build() {
@@ -90,8 +91,8 @@ ensure_build_deps() {
 	fi
 	echo "build.sh: installing the build dependencies of debian/control"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get build-dep -y -qq "$TOP"
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 build-dep -y -qq "$TOP"
 }
 
 project_version() {
@@ -208,7 +209,10 @@ fresh_root() {
 
 	echo "== fresh-root $suite: mmdebstrap minbase + git, ca-certificates =="
 	t0=$SECONDS
+	# dpkg without fsync (a root thrown away after the run: its dpkg time
+	# under load was most of the setup), apt's lists kept for build.sh
 	if ! mmdebstrap --variant=minbase --include=git,ca-certificates \
+		--dpkgopt=force-unsafe-io --skip=cleanup/apt/lists \
 		--skip=cleanup/apt/cache --skip=essential/unlink \
 		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
 		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln {} \"\$1/var/cache/apt/archives/\" \; ; done" \
@@ -218,6 +222,7 @@ fresh_root() {
 		exit 1
 	fi
 	echo "fresh-root $suite: root ready in $((SECONDS - t0)) s"
+	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/libmana-fresh-root"
 	git clone -q "$TOP" "$root/root/libmana"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	for c in "$@"; do
