@@ -215,7 +215,7 @@ fresh_root() {
 		--dpkgopt=force-unsafe-io --skip=cleanup/apt/lists \
 		--skip=cleanup/apt/cache --skip=essential/unlink \
 		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
-		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln {} \"\$1/var/cache/apt/archives/\" \; ; done" \
+		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln -t \"\$1/var/cache/apt/archives/\" {} + ; done" \
 		"$suite" "$root" >"$FRESH_TMP/mmdebstrap.log" 2>&1; then
 		cat "$FRESH_TMP/mmdebstrap.log" >&2
 		echo "build.sh: mmdebstrap $suite failed" >&2
@@ -242,8 +242,9 @@ fresh_root() {
 		echo "fresh-root $suite: ./build.sh $c: exit $rc, $((SECONDS - t0)) s"
 		[ "$rc" -eq 0 ] || break
 	done
-	find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' \
-		-exec cp -ln {} "$cache/" \; 2>/dev/null || true
+	# only what this run downloaded: the rest are links to the cache already
+	find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -links 1 \
+		-exec cp -ln -t "$cache/" {} + 2>/dev/null || true
 	return "$rc"
 }
 
@@ -293,7 +294,7 @@ fresh-root)
 	fresh_root "$@"
 	;;
 -h|--help|help)
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
 	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root)" >&2
