@@ -14,6 +14,11 @@
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
 # ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
+# ./build.sh fresh-root SUITE [COMMAND...]
+#                           clone this commit into /root/libmana of a fresh
+#                           Debian SUITE root (bookworm, trixie; mmdebstrap
+#                           minbase + git) and run ./build.sh COMMAND there for
+#                           each COMMAND (default: demo test), as root
 #
 # Missing Debian packages are installed when run as root; otherwise the
 # exact apt-get line is printed.
@@ -23,7 +28,7 @@ cd "$(dirname "$0")"
 TOP=$(pwd)
 
 PACKAGES=(
-	cmake gcc make pkg-config
+	cmake gcc libc6-dev make pkg-config
 	libibverbs-dev ibverbs-utils ibverbs-providers
 	libnl-3-dev libnl-route-3-dev
 	python3 python3-pyverbs python3-pytest
@@ -56,8 +61,9 @@ ensure_packages() { # ensure_packages [PACKAGE...] (default: PACKAGES)
 	fi
 	echo "build.sh: installing $missing"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
+	# another build.sh may be installing too (.ci/run overlaps steps)
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing
 }
 
 configure_and_build() {
@@ -86,8 +92,8 @@ ensure_build_deps() {
 	fi
 	echo "build.sh: installing the build dependencies of debian/control"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get build-dep -y -qq "$TOP"
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	apt-get -o DPkg::Lock::Timeout=600 build-dep -y -qq "$TOP"
 }
 
 project_version() {
@@ -192,6 +198,84 @@ fuzz() {
 	return $failed
 }
 
+# A fresh Debian root, as a user who has only installed git would have it:
+# mmdebstrap's minbase plus git and ca-certificates, this commit cloned into
+# /root/libmana (root's home is 0700 there, as on any Debian), then
+# ./build.sh COMMAND for each COMMAND, timed.  The root gets its own /proc,
+# /dev/shm and mount namespace (the mounts vanish with it), and is a mount
+# point itself (ip netns exec remounts / as a slave); the host's /usr is
+# never touched.  Downloaded .debs are kept per suite in $MANA_FRESH_CACHE
+# (default /var/cache/libmana-fresh-root/SUITE) and hard-linked into the next
+# root, so a second run downloads nothing.
+fresh_root() {
+	local suite=${1:-} cache root host_suite seed=() c t0 rc=0
+
+	case "$suite" in
+	bookworm|trixie|forky|sid) ;;
+	*)
+		echo "build.sh: fresh-root SUITE: bookworm, trixie, forky or sid" >&2
+		exit 2 ;;
+	esac
+	shift
+	[ $# -gt 0 ] || set -- demo test
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "build.sh: fresh-root needs root (mmdebstrap, chroot, mounts)" >&2
+		exit 1
+	fi
+	ensure_packages mmdebstrap git
+	cache=${MANA_FRESH_CACHE:-/var/cache/libmana-fresh-root}/$suite
+	mkdir -p "$cache"
+	# the host's own cache serves a root of the host's suite (read only)
+	host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ "$host_suite" = "$suite" ] && seed=(/var/cache/apt/archives)
+	# global: the EXIT trap runs after this function's locals are gone
+	FRESH_TMP=$(mktemp -d "${TMPDIR:-/var/tmp}/libmana-fresh-$suite.XXXXXX")
+	root=$FRESH_TMP/root
+	# the root's mounts live in a private namespace: nothing to unmount here
+	trap 'rm -rf --one-file-system "$FRESH_TMP"' EXIT
+	trap 'exit 130' INT TERM
+
+	echo "== fresh-root $suite: mmdebstrap minbase + git, ca-certificates =="
+	t0=$SECONDS
+	# dpkg without fsync (a root thrown away after the run: its dpkg time
+	# under load was most of the setup), apt's lists kept for build.sh
+	if ! mmdebstrap --variant=minbase --include=git,ca-certificates \
+		--dpkgopt=force-unsafe-io --skip=cleanup/apt/lists \
+		--skip=cleanup/apt/cache --skip=essential/unlink \
+		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+		--setup-hook="for d in $cache ${seed[*]}; do find \"\$d\" -maxdepth 1 -name '*.deb' -exec cp -ln -t \"\$1/var/cache/apt/archives/\" {} + ; done" \
+		"$suite" "$root" >"$FRESH_TMP/mmdebstrap.log" 2>&1; then
+		cat "$FRESH_TMP/mmdebstrap.log" >&2
+		echo "build.sh: mmdebstrap $suite failed" >&2
+		exit 1
+	fi
+	echo "fresh-root $suite: root ready in $((SECONDS - t0)) s"
+	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/libmana-fresh-root"
+	git clone -q "$TOP" "$root/root/libmana"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	for c in "$@"; do
+		echo "== fresh-root $suite: ./build.sh $c (in /root/libmana) =="
+		t0=$SECONDS
+		unshare --mount --pid --fork sh -c '
+			root=$1; shift
+			mount --bind "$root" "$root" &&
+			mount -t proc proc "$root/proc" &&
+			mount --rbind /dev "$root/dev" &&
+			mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm" &&
+			mount --rbind /sys "$root/sys" &&
+			exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
+				LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+				sh -c "cd /root/libmana && exec ./build.sh \"\$@\"" sh "$@"' \
+			sh "$root" $c || rc=$?
+		echo "fresh-root $suite: ./build.sh $c: exit $rc, $((SECONDS - t0)) s"
+		[ "$rc" -eq 0 ] || break
+	done
+	# only what this run downloaded: the rest are links to the cache already
+	find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -links 1 \
+		-exec cp -ln -t "$cache/" {} + 2>/dev/null || true
+	return "$rc"
+}
+
 cmd=${1:-build}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -235,11 +319,14 @@ pkgtest)
 fuzz)
 	fuzz "$@"
 	;;
+fresh-root)
+	fresh_root "$@"
+	;;
 -h|--help|help)
-	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root)" >&2
 	exit 2
 	;;
 esac

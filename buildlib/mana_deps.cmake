@@ -43,7 +43,41 @@ if(NOT HAVE_IBVERBS_PRIVATE_${MANA_PABI} OR NOT _pabi_found MATCHES "IBVERBS_PRI
 		"A provider built for one private ABI cannot load into another; "
 		"build against a libibverbs from that range.")
 endif()
-message(STATUS "libibverbs: ${IBVERBS_LIBRARY_REAL} (IBVERBS_PRIVATE_${MANA_PABI})")
+
+# Private ABI 34 kept its name from v34 to v56 but not its layout: v35 added
+# verbs_sysfs_dev.num_ports and two context ops, v36 a third, and the public
+# ibv_qp_ex that verbs_qp embeds grew in v44 and v45.  libibverbs.so.1.N.R.P
+# names its rdma-core release R; libibverbs/driver.h and abi-check.h declare
+# and check the layout of that release.  Set MANA_RDMA_CORE_VERSION only to
+# compile against another release's headers (IBVERBS_INCLUDE_DIR).
+get_filename_component(_ibverbs_file "${IBVERBS_LIBRARY_REAL}" NAME)
+if(_ibverbs_file MATCHES "^libibverbs\\.so\\.1\\.[0-9]+\\.([0-9]+)\\.[0-9]+$")
+	set(_rdma_core "${CMAKE_MATCH_1}")
+else()
+	set(_rdma_core "")
+endif()
+set(MANA_RDMA_CORE_VERSION "${_rdma_core}" CACHE STRING
+	"rdma-core release of the libibverbs headers built against (default: from the library's file name)")
+if(NOT MANA_RDMA_CORE_VERSION MATCHES "^[0-9]+$")
+	message(FATAL_ERROR
+		"cannot tell the rdma-core release of ${IBVERBS_LIBRARY_REAL} from its name "
+		"(libibverbs.so.1.N.RELEASE.P); pass -DMANA_RDMA_CORE_VERSION=RELEASE")
+endif()
+if(MANA_RDMA_CORE_VERSION LESS 34 OR MANA_RDMA_CORE_VERSION GREATER 56)
+	message(FATAL_ERROR
+		"rdma-core ${MANA_RDMA_CORE_VERSION}: IBVERBS_PRIVATE_${MANA_PABI} is rdma-core v34 to v56")
+endif()
+if(NOT MANA_RDMA_CORE_VERSION STREQUAL _rdma_core)
+	message(STATUS "libibverbs: headers of rdma-core ${MANA_RDMA_CORE_VERSION} "
+		"(${IBVERBS_INCLUDE_DIR}), library of rdma-core ${_rdma_core}: build only, "
+		"the programs would not run")
+endif()
+add_compile_definitions(MANA_RDMA_CORE=${MANA_RDMA_CORE_VERSION})
+# headers elsewhere than the compiler's own path come before /usr/include
+if(NOT IBVERBS_INCLUDE_DIR STREQUAL "/usr/include")
+	include_directories(SYSTEM "${IBVERBS_INCLUDE_DIR}")
+endif()
+message(STATUS "libibverbs: ${IBVERBS_LIBRARY_REAL} (IBVERBS_PRIVATE_${MANA_PABI}, rdma-core ${MANA_RDMA_CORE_VERSION})")
 
 get_filename_component(IBVERBS_LIBDIR "${IBVERBS_LIBRARY_REAL}" DIRECTORY)
 set(VERBS_PROVIDER_DIR "${IBVERBS_LIBDIR}/libibverbs")

@@ -628,6 +628,15 @@ static int run(struct app *a)
 				break;
 		mana_dv_rq_ring(&a->rx[i].rq);
 	}
+	/*
+	 * A receiving side is steered to only now: frames a peer sends
+	 * earlier are dropped as a NIC without a receive queue drops them,
+	 * so a script starts the sender after this line.
+	 */
+	if (a->cfg.mode != MODE_LOOPBACK && a->cfg.mode != MODE_SEND &&
+	    !a->cfg.quiet)
+		fprintf(stderr, "mana-pktgen: receiving on %u queues\n",
+			a->cfg.queues);
 
 	while (!done(a)) {
 		int progress = 0;

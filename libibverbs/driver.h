@@ -2,13 +2,21 @@
 /*
  * Our declaration of libibverbs' private provider ABI, IBVERBS_PRIVATE_34
  * (rdma-core v34 .. v56).  Distributions do not ship rdma-core's driver.h, so
- * a provider built outside rdma-core must declare the ABI itself.  Every size
- * and offset that libibverbs relies on is pinned by a static assertion taken
- * from the published layout tables (x86_64, rdma-core v44.0); see
- * libibverbs/abi-check.h.
+ * a provider built outside rdma-core must declare the ABI itself.  The name
+ * stayed 34 while the layout changed (v35, v36), so the declaration follows
+ * MANA_RDMA_CORE, the release of the libibverbs built against, which
+ * buildlib/mana_deps.cmake reads from the library's file name.  Every size
+ * and offset that libibverbs relies on is checked by libibverbs/abi-check.h
+ * against the headers in use and the facts of that release range (x86_64).
  */
 #ifndef MANA_LIBIBVERBS_DRIVER_H
 #define MANA_LIBIBVERBS_DRIVER_H
+
+#ifndef MANA_RDMA_CORE
+#error "MANA_RDMA_CORE (rdma-core release of the libibverbs built against) is not set"
+#elif MANA_RDMA_CORE < 34 || MANA_RDMA_CORE > 56
+#error "IBVERBS_PRIVATE_34 is rdma-core v34 to v56"
+#endif
 
 #include <infiniband/verbs.h>
 #include <errno.h>
@@ -90,7 +98,9 @@ struct verbs_sysfs_dev {
 	uint32_t driver_id;
 	enum ibv_node_type node_type;
 	int ibdev_idx;
+#if MANA_RDMA_CORE >= 35
 	uint32_t num_ports;
+#endif
 	uint32_t abi_ver;
 	struct timespec time_created;
 };
@@ -196,8 +206,10 @@ struct verbs_context_ops {
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+#if MANA_RDMA_CORE >= 35
 	struct ibv_dm *(*import_dm)(struct ibv_context *context,
 				    uint32_t dm_handle);
+#endif
 	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
 	struct ibv_pd *(*import_pd)(struct ibv_context *context,
 				    uint32_t pd_handle);
@@ -233,8 +245,10 @@ struct verbs_context_ops {
 			  struct ibv_port_attr *port_attr);
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
+#if MANA_RDMA_CORE >= 36
 	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
 				      uint32_t flags);
+#endif
 	int (*query_rt_values)(struct ibv_context *context,
 			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
@@ -254,7 +268,9 @@ struct verbs_context_ops {
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+#if MANA_RDMA_CORE >= 35
 	void (*unimport_dm)(struct ibv_dm *dm);
+#endif
 	void (*unimport_mr)(struct ibv_mr *mr);
 	void (*unimport_pd)(struct ibv_pd *pd);
 };

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The private ABI layout is proven at compile time by abi-check.h; this
- * test also proves our manadv.h is layout-identical to the published API
- * and that the command buffers carry driver data right after the core.
+ * The private ABI layout is proven at compile time by abi-check.h, for the
+ * rdma-core release (MANA_RDMA_CORE) whose headers we were built with; this
+ * test also proves that the libibverbs the program loads is that release,
+ * that our manadv.h is layout-identical to the published API and that the
+ * command buffers carry driver data right after the core.
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "libibverbs/abi-check.h"
 #include <infiniband/manadv.h>
@@ -20,8 +27,31 @@ MANA_DECLARE_DRV_CMD(t_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
 MANA_DECLARE_DRV_CMD(t_create_wq, ibv_create_wq, ib_uverbs_ex_create_wq_resp,
 		     mana_ib_create_wq, mana_empty);
 
+/* rdma-core's release in libibverbs.so.1.N.RELEASE.P, or -1 */
+static int loaded_release(void)
+{
+	char real[PATH_MAX];
+	const char *base;
+	unsigned int minor, release, patch;
+	Dl_info info;
+
+	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, real))
+		return -1;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (sscanf(base, "libibverbs.so.1.%u.%u.%u", &minor, &release, &patch) != 3)
+		return -1;
+	return (int)release;
+}
+
 int main(void)
 {
+	/* the layouts checked at build time are the loaded library's */
+	CHECK(loaded_release() == MANA_RDMA_CORE,
+	      "built for rdma-core %d, loaded libibverbs of rdma-core %d",
+	      MANA_RDMA_CORE, loaded_release());
+
 	/* the sizes rdma-core's libmana sends (research: Debian binaries) */
 	CHECK(sizeof(struct t_create_cq) == 56, "create_cq %zu", sizeof(struct t_create_cq));
 	CHECK(sizeof(struct t_create_qp) == 80, "create_qp %zu", sizeof(struct t_create_qp));

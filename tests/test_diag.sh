@@ -158,11 +158,23 @@ expect "no hugepages fix" "$TMP/nohuge.txt" '^ +fix: echo 1024 \| sudo tee /sys/
 jcheck "no hugepages: fields" nohuge "all(s['total'] == 0 for s in c('hugepages')['data']['sizes']) and len(c('hugepages')['data']['sizes']) == 2"
 
 # ---- no access to the uverbs node (as an unprivileged user) -------------------------
+# nobody may not reach the build tree (a clone in root's 0700 home): the
+# launcher, mana-diag and the libraries the launcher preloads (it finds them
+# in ../lib next to itself) are copied into a 0755 directory of their own.
+EMU_ROOT=$EMU DIAG_ROOT=$DIAG
 if [ "$(id -u)" -eq 0 ]; then
 	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	$AS test -x "$DIAG" || fail "nobody cannot run $DIAG: the build tree must be world readable"
+	PUB=$(mktemp -d /tmp/mana-diag-test.XXXXXX)
+	trap 'rm -rf "$TMP" "$PUB"' EXIT
+	mkdir "$PUB/bin" "$PUB/lib"
+	cp "$EMU" "$DIAG" "$PUB/bin/" &&
+		cp -P "$BUILD"/lib/libmana-emu.so "$BUILD"/lib/libmana.so* "$PUB/lib/" &&
+		chmod -R a+rX "$PUB" || fail "copying the programs for nobody into $PUB"
+	EMU=$PUB/bin/mana-emu DIAG=$PUB/bin/mana-diag
+	$AS test -x "$DIAG" || fail "nobody cannot run $DIAG"
 fi
 diag noaccess 1 --uverbs-mode=0600 -- --probe
+EMU=$EMU_ROOT DIAG=$DIAG_ROOT
 expect "no access verdict" "$TMP/noaccess.txt" '^FAIL +rdma +mana_0: on 7870:00:00.0: uid \d+ cannot open /dev/infiniband/uverbs0 \(crw-------, uid 0 gid 0\): Permission denied'
 expect "no access fix" "$TMP/noaccess.txt" '^ +fix: run as root, or give access: sudo chmod 0666 /dev/infiniband/uverbs0'
 expect "no access probe" "$TMP/noaccess.txt" '^FAIL +probe +mana_0: ibv_open_device failed'

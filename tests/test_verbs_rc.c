@@ -942,6 +942,18 @@ static void case_bad_ex(void)
 	ibv_wr_set_sge(x, a->mr->lkey, (uintptr_t)a->buf, 8);
 	ibv_wr_atomic_fetch_add(x, b->mr->rkey, (uintptr_t)b->buf, 1);
 	CHECK_ERRNO(ibv_wr_complete(x), EOPNOTSUPP);
+	/* the operations newer headers add are refused the same way */
+#if MANA_RDMA_CORE >= 44
+	ibv_wr_start(x);
+	ibv_wr_atomic_write(x, b->mr->rkey, (uintptr_t)b->buf, a->buf);
+	CHECK_ERRNO(ibv_wr_complete(x), EOPNOTSUPP);
+#endif
+#if MANA_RDMA_CORE >= 45
+	ibv_wr_start(x);
+	ibv_wr_flush(x, b->mr->rkey, (uintptr_t)b->buf, 8, IBV_FLUSH_GLOBAL,
+		     IBV_FLUSH_RANGE);
+	CHECK_ERRNO(ibv_wr_complete(x), EOPNOTSUPP);
+#endif
 	ibv_wr_start(x);
 	ibv_wr_send(x);
 	ibv_wr_set_inline_data(x, a->buf, 64);

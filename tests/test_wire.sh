@@ -45,19 +45,32 @@ check "1500-byte frames, coalesced CQEs" \
 check "rdma-core's libmana, same datapath" \
 	grep -q "received 100000 bad 0 errors 0 rss-split ok" "$TMP/sys.out"
 
-# 3. two processes joined by a socket: B echoes, A checks every frame
-"$EMU" --backend=socket:"$TMP/wire" -- "$PKTGEN" --mode=echo --frames=50000 --quiet \
-	>"$TMP/b.out" 2>&1 &
+# 3. two processes joined by a socket: B echoes, A checks every frame.
+# --timeout only ends a stuck run: each side may wait for the other's start
+# (seconds on a loaded machine, more under ASan), so it is generous.
+socket_failed=$failed
+"$EMU" --backend=socket:"$TMP/wire" --stats="$TMP/b.stats" -- "$PKTGEN" --mode=echo \
+	--frames=50000 --timeout=120 >"$TMP/b.out" 2>&1 &
 echo_pid=$!
-# B must own the socket before A sends, or A's first frames find no peer:
-# wait as long as B takes (a loaded machine can take seconds), not a fixed time.
-while [ ! -S "$TMP/wire" ] && kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
-"$EMU" --backend=socket:"$TMP/wire" -- "$PKTGEN" --frames=50000 --quiet >"$TMP/a.out" 2>&1
+# B must receive before A sends: B's wire is up with its first queue, but a
+# frame that arrives before B's receive queues exist is dropped (unsteered),
+# as by a NIC, and A would wait for it forever.  Wait for B's word, as long
+# as B takes (a loaded machine can take seconds), not a fixed time.
+while ! grep -q '^mana-pktgen: receiving on' "$TMP/b.out" 2>/dev/null &&
+	kill -0 "$echo_pid" 2>/dev/null; do sleep 0.05; done
+"$EMU" --backend=socket:"$TMP/wire" --stats="$TMP/a.stats" -- "$PKTGEN" --frames=50000 \
+	--timeout=120 >"$TMP/a.out" 2>&1
 check "socket: A got every frame back" \
 	grep -q "^sent 50000 received 50000 bad 0 errors 0 rss-split ok$" "$TMP/a.out"
 wait "$echo_pid"
 check "socket: B echoed and exited cleanly" test $? -eq 0
 check "socket: B saw every frame" grep -q "received 50000 bad 0 errors 0" "$TMP/b.out"
+if [ "$failed" -ne "$socket_failed" ]; then
+	for f in a.out a.stats b.out b.stats; do
+		echo "---- socket: $f" >&2
+		cat "$TMP/$f" >&2
+	done
+fi
 
 # 4. captures: exactly the frames sent (null wire), both directions (loopback)
 if command -v tshark >/dev/null; then
@@ -80,7 +93,9 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/net/tun ] && ip netns add "mana-emu-$$" 2>/
 "$EMU" --backend=tap:mtap0 --pcap="$TMP/tap.pcap" -- "$PKTGEN" --mode=reflect \
 	--frames=5 --queues=1 --timeout=10 >"$TMP/tap.out" 2>&1 &
 pg=\$!
-for _ in \$(seq 100); do ip link show mtap0 >/dev/null 2>&1 && break; sleep 0.05; done
+# mtap0 exists with pktgen's first queue; it answers once it receives
+while ! grep -q '^mana-pktgen: receiving on' "$TMP/tap.out" 2>/dev/null &&
+	kill -0 \$pg 2>/dev/null; do sleep 0.05; done
 ip link set lo up
 ip link set mtap0 up
 ip addr add 10.9.0.1/24 dev mtap0
@@ -100,9 +115,14 @@ print("udp replies ok:", ok)
 PY
 wait \$pg
 EOT
+	tap_failed=$failed
 	ip netns exec "mana-emu-$$" timeout 60 bash "$TMP/tap.sh" >"$TMP/tap.log" 2>&1
 	check "tap: the kernel's UDP socket got 5 replies" grep -q "udp replies ok: 5" "$TMP/tap.log"
 	check "tap: pktgen answered 5 frames" grep -q "received 5 " "$TMP/tap.out"
+	if [ "$failed" -ne "$tap_failed" ]; then
+		echo "---- tap: the script's output" >&2
+		cat "$TMP/tap.log" "$TMP/tap.out" >&2
+	fi
 	if command -v tshark >/dev/null; then
 		n=$(tshark -r "$TMP/tap.pcap" -Y 'udp.port == 4791' 2>/dev/null | wc -l)
 		check "tap: capture holds 5 requests and 5 replies ($n)" test "$n" -eq 10

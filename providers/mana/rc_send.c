@@ -1141,11 +1141,21 @@ static void rc_wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t n)
 	wr_fail(ex_to_rcqp(q), EOPNOTSUPP, "an RC QP has no XRC SRQ");
 }
 
+/* the operations later rdma-core headers add: refused like the others */
+#if MANA_RDMA_CORE >= 44
 static void rc_wr_atomic_write(struct ibv_qp_ex *q, uint32_t r, uint64_t a,
 			       const void *w)
 {
 	rc_wr_unsupported(ex_to_rcqp(q));
 }
+#endif
+#if MANA_RDMA_CORE >= 45
+static void rc_wr_flush(struct ibv_qp_ex *q, uint32_t r, uint64_t a, size_t len,
+			uint8_t type, uint8_t level)
+{
+	rc_wr_unsupported(ex_to_rcqp(q));
+}
+#endif
 
 void mana_rc_init_ex_ops(struct mana_rc_qp *qp)
 {
@@ -1171,6 +1181,11 @@ void mana_rc_init_ex_ops(struct mana_rc_qp *qp)
 	x->wr_start = rc_wr_start;
 	x->wr_complete = rc_wr_complete;
 	x->wr_abort = rc_wr_abort;
+#if MANA_RDMA_CORE >= 44
 	x->wr_atomic_write = rc_wr_atomic_write;
+#endif
+#if MANA_RDMA_CORE >= 45
+	x->wr_flush = rc_wr_flush;
+#endif
 	qp->qp.vqp.comp_mask |= VERBS_QP_EX;
 }

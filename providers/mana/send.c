@@ -724,11 +724,21 @@ static void wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t n)
 	wr_unsupported(ex_to_mqp(q));
 }
 
+/* the operations later rdma-core headers add: refused like the others */
+#if MANA_RDMA_CORE >= 44
 static void wr_atomic_write(struct ibv_qp_ex *q, uint32_t r, uint64_t a,
 			    const void *w)
 {
 	wr_unsupported(ex_to_mqp(q));
 }
+#endif
+#if MANA_RDMA_CORE >= 45
+static void wr_flush(struct ibv_qp_ex *q, uint32_t r, uint64_t a, size_t len,
+		     uint8_t type, uint8_t level)
+{
+	wr_unsupported(ex_to_mqp(q));
+}
+#endif
 
 void mana_qp_init_ex_ops(struct mana_qp *qp)
 {
@@ -754,6 +764,11 @@ void mana_qp_init_ex_ops(struct mana_qp *qp)
 	x->wr_start = wr_start;
 	x->wr_complete = wr_complete;
 	x->wr_abort = wr_abort;
+#if MANA_RDMA_CORE >= 44
 	x->wr_atomic_write = wr_atomic_write;
+#endif
+#if MANA_RDMA_CORE >= 45
+	x->wr_flush = wr_flush;
+#endif
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 }
