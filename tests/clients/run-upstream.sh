@@ -206,7 +206,7 @@ check_v44_tests() {
 # periods of testpmd's --stats-period=1 output after the first one with
 # packets received, and how many of those received none
 fwd_periods() { # fwd_periods LOG -> "PERIODS ZERO"
-	grep -o 'Rx-pps: *[0-9]*' "$1" |
+	grep -o 'Rx-pps: *[0-9]*' "$1" 2>/dev/null |
 		awk '{ if (s) { n++; if ($2 == 0) z++ } else if ($2 > 0) s = 1 }
 		     END { print n + 0, z + 0 }'
 }
