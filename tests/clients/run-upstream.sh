@@ -27,7 +27,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$HERE/../../build
-RC= RCT= DPDK= RUNS=20 SECS=8 ONLY=. LOGS=
+RC='' RCT='' DPDK='' RUNS=20 SECS=8 ONLY=. LOGS=''
 PY=${PYTHON:-/usr/bin/python3}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,8 +49,9 @@ EMU=$BUILD/bin/mana-emu
 [ -x "$EMU" ] || die "$EMU missing: build this project first"
 if [ -n "$RC" ]; then
 	[ -x "$RC/bin/ibv_devinfo" ] || RC=$RC/build
-	[ -x "$RC/bin/ibv_devinfo" ] && [ -d "$RC/lib" ] ||
+	if ! [ -x "$RC/bin/ibv_devinfo" ] || ! [ -d "$RC/lib" ]; then
 		die "--rdma-core: no bin/ibv_devinfo in $RC (an in-place build)"
+	fi
 	RC=$(cd "$RC" && pwd)
 fi
 if [ -n "$RCT" ]; then
@@ -190,14 +191,17 @@ check_v44_tests() {
 		result v44.run_tests fail "could not list the tests (python3-pyverbs installed?)"
 		return
 	fi
+	local up raw
+	# test ids have no blanks: one array element per line
+	mapfile -t up < <(grep -Ev "$RAW_TESTS|$NOT_RUN" "$list")
+	mapfile -t raw < <(grep -E "$RAW_TESTS" "$list")
 	if want v44.run_tests; then
 		v44 --netdev-up --ip=192.168.77.1/24 -- "$PY" run_tests.py -v \
-			$(grep -Ev "$RAW_TESTS|$NOT_RUN" "$list") \
-			>"$LOGS/v44.run_tests.log" 2>&1
+			"${up[@]}" >"$LOGS/v44.run_tests.log" 2>&1
 		verdict v44.run_tests v44 "$LOGS/v44.run_tests.log"
 	fi
 	if want v44.run_tests_raw; then
-		v44 -- "$PY" run_tests.py -v $(grep -E "$RAW_TESTS" "$list") \
+		v44 -- "$PY" run_tests.py -v "${raw[@]}" \
 			>"$LOGS/v44.run_tests_raw.log" 2>&1
 		verdict v44.run_tests_raw v44 "$LOGS/v44.run_tests_raw.log"
 	fi
