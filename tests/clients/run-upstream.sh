@@ -283,7 +283,10 @@ if [ -n "$DPDK" ]; then
 else
 	result dpdk.* skip "no --dpdk"
 fi
-echo "logs: $LOGS"
-[ $KEEP -eq 1 ] || [ $failed -gt 0 ] || rm -rf "$LOGS"
+if [ $KEEP -eq 1 ] || [ $failed -gt 0 ]; then
+	echo "logs: $LOGS"
+else
+	rm -rf "$LOGS"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
