@@ -29,9 +29,10 @@
  *
  * The launcher's death ends the run even when nothing of it can run any
  * more (SIGKILL): COMMAND gets SIGKILL from the kernel (PR_SET_PDEATHSIG,
- * kept across its exec), and a small reaper process, forked after it,
- * waits for the launcher to go without saying it cleaned up, then for
- * COMMAND to end, and removes the tree.
+ * kept across its exec), and a small reaper process, forked before it
+ * (no kill finds COMMAND without one), waits for the launcher to go
+ * without saying it cleaned up, then for COMMAND to end, and removes the
+ * tree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -244,19 +245,39 @@ static bool stats_failed(void)
 }
 
 /*
- * The reaper: the launcher holds the write end of @death_pipe and writes
- * one byte once it removed the tree itself; end of file without that byte
- * means it was killed.  Then the command (@pidfd: no pid reuse) is killed
- * if the kernel has not done it yet, and once it has ended the tree goes.
+ * The reaper, forked before the command so that no kill of the launcher
+ * finds the command without it: the launcher holds the write end of
+ * @death_pipe, writes the command's pid into it once forked, and one byte
+ * once it removed the tree itself.  End of file before that byte means it
+ * was killed: then the command (a pidfd: no pid reuse) is killed if the
+ * kernel has not done it yet, and once it has ended the tree goes.  End
+ * of file before the pid: no command was started, or it dies of its
+ * PR_SET_PDEATHSIG; the tree goes all the same.
  */
 static int death_pipe[2] = { -1, -1 };
 
-static void __attribute__((noreturn)) reaper(const char *root, int pidfd)
+static ssize_t read_full(int fd, void *buf, size_t len)
 {
-	sigset_t all;
+	size_t got = 0;
 	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static void __attribute__((noreturn)) reaper(const char *root)
+{
+	int pidfd = -1, fd;
+	sigset_t all;
+	pid_t pid;
 	char c;
-	int fd;
 
 	/* only the launcher's death may end us: no signal of its own */
 	sigfillset(&all);
@@ -264,6 +285,7 @@ static void __attribute__((noreturn)) reaper(const char *root, int pidfd)
 	prctl(PR_SET_NAME, "mana-emu-reaper");
 	close(death_pipe[1]);
 	close(report_pipe[0]);
+	close(report_pipe[1]);
 	/* hold no pipe of whoever reads the command's output */
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
@@ -271,10 +293,15 @@ static void __attribute__((noreturn)) reaper(const char *root, int pidfd)
 		dup2(fd, STDOUT_FILENO);
 		close(fd);
 	}
-	while ((n = read(death_pipe[0], &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n == 1)
-		_exit(0);
+	if (read_full(death_pipe[0], &pid, sizeof(pid)) == sizeof(pid)) {
+#ifdef SYS_pidfd_open
+		/* at once: the launcher reaps the command only after its end */
+		if (pid > 0)
+			pidfd = syscall(SYS_pidfd_open, pid, 0);
+#endif
+		if (read_full(death_pipe[0], &c, 1) == 1)
+			_exit(0);
+	}
 #ifdef SYS_pidfd_send_signal
 	if (pidfd >= 0) {
 		struct pollfd p = { .fd = pidfd, .events = POLLIN };
@@ -293,23 +320,15 @@ static void __attribute__((noreturn)) reaper(const char *root, int pidfd)
 	_exit(0);
 }
 
-/* The reaper of @pid's run; its pid, or -1 (then there is none). */
-static pid_t start_reaper(const char *root, pid_t pid)
+/* The reaper of this run; its pid, or -1 (then there is none). */
+static pid_t start_reaper(const char *root)
 {
-	int pidfd = -1;
-	pid_t r;
+	pid_t r = fork();
 
-#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
-	/* our child, not yet waited for: the pid is still @pid's */
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-#endif
-	r = fork();
 	if (r == 0)
-		reaper(root, pidfd);
+		reaper(root);
 	if (r < 0)
 		perror(PROG ": fork (reaper)");
-	if (pidfd >= 0)
-		close(pidfd);
 	close(death_pipe[0]);
 	return r;
 }
@@ -325,17 +344,24 @@ static int run(char *const argv[], const char *root, pid_t *reaper_pid)
 		perror(PROG ": pipe");
 		return EXIT_LAUNCHER;
 	}
+	*reaper_pid = start_reaper(root);
 	set_parent_signals();
 	pid = fork();
+	if (pid == 0)
+		exec_child(argv, launcher);
+	/* the reaper learns the command (none: pid 0, it waits for us) */
+	if (*reaper_pid > 0) {
+		pid_t told = pid > 0 ? pid : 0;
+
+		if (write(death_pipe[1], &told, sizeof(told)) != sizeof(told))
+			perror(PROG ": reaper");
+	}
 	if (pid < 0) {
 		perror(PROG ": fork");
 		return EXIT_LAUNCHER;
 	}
-	if (pid == 0)
-		exec_child(argv, launcher);
 	child_pid = pid;
 	close(report_pipe[1]);
-	*reaper_pid = start_reaper(root, pid);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			perror(PROG ": waitpid");
