@@ -170,11 +170,20 @@ static void hwq_retire(const struct emu_hwq *q)
 	r->st = q->st;
 }
 
+static unsigned int pop_doorbells(void);
+
 void emu_hwq_destroy(struct emu_hwq *q)
 {
 	struct emu_hwq **pp;
 	unsigned int i;
 
+	/*
+	 * Doorbells rung before the destroy reached the hardware before its
+	 * command did: serve them now (emu.lock held: we are the ring's one
+	 * consumer meanwhile), never later as rings for a queue gone.
+	 */
+	while (pop_doorbells() == EVENT_BATCH)
+		;
 	for (i = 0; i < devst.ncoal; i++) {
 		if (devst.coal[i].rq == q || devst.coal[i].rq->cq == q) {
 			/* its CQ goes with it: nobody could read the CQE */
