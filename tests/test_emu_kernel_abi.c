@@ -41,8 +41,13 @@
 static long kver;		/* the emulated kernel, MAJOR * 1000 + MINOR */
 #define ROBUST_UDATA (kver >= 7001)	/* driver data tails checked */
 #define RNIC (kver >= 6010)		/* CQ response, port attributes */
-/* a vport in use: mana_ib remapped mana_cfg_vport()'s EBUSY to ENODEV */
-#define VPORT_BUSY (RNIC ? EBUSY : ENODEV)
+/*
+ * The per-vPort EQ series (7.2): cfg_vport's errno as is (before, mana_ib
+ * remapped mana_cfg_vport()'s EBUSY to ENODEV), a PD stays on its first
+ * port, the RSS QP takes a vport reference, one RSS QP per vport.
+ */
+#define VPORT_REFS (kver >= 7002)
+#define VPORT_BUSY (VPORT_REFS ? EBUSY : ENODEV)
 
 /* ---- emulator test API -------------------------------------------------- */
 
@@ -569,12 +574,12 @@ static void test_sq(void)
 	/* same PD, same port: fine; the PD is bound to port 1 */
 	r = sq_default(&K, cq2, BUF(3));
 	r.port = 2;
-	if (RNIC) {
+	if (VPORT_REFS) {
 		sq_case(r, EINVAL, "PD bound to port 1, QP on port 2");
 	} else {
 		uint32_t qp2;
 
-		/* 6.2: the PD's later QPs skip the vport, any port */
+		/* before 7.2: the PD's later QPs skip the vport, any port */
 		CHECK_ERRNO(k_sq(&K, &r, &qp2, NULL, NULL), 0);
 		CHECK_ERRNO(k_destroy_qp(&K, qp2), 0);
 	}
@@ -611,7 +616,7 @@ static void test_sq(void)
 	CHECK_ERRNO(k_destroy_cq(&K, cq), 0);
 }
 
-/* Another context (and PD) holding port 1's vport: EBUSY (6.2: ENODEV). */
+/* Another context (and PD) holding port 1's vport: EBUSY (before 7.2: ENODEV). */
 static void test_vport_busy(void)
 {
 	struct kctx other;
@@ -728,15 +733,15 @@ static void test_rss(void)
 		      "RQ %u as the device sees it", i);
 
 	/*
-	 * One RSS QP per vport; before, a second one programs the port's
-	 * steering over the first's (6.2: no check, no vport reference).
+	 * One RSS QP per vport (7.2); before, a second one programs the
+	 * port's steering over the first's (no check, no vport reference).
 	 */
 	{
 		uint32_t one, qp2;
 
 		CHECK_ERRNO(k_table(&K, 0, &wq[2], &one), 0);
 		r = rss_default(&K, one);
-		if (RNIC) {
+		if (VPORT_REFS) {
 			rss_case(r, EBUSY, "second RSS QP");
 		} else {
 			CHECK_ERRNO(k_rss(&K, &r, &qp2, &resp), 0);
@@ -748,7 +753,7 @@ static void test_rss(void)
 		CHECK_ERRNO(k_destroy_table(&K, one), 0);
 		/* the same table again: has_rss_qp is checked before the WQs */
 		r = rss_default(&K, t);
-		if (RNIC)
+		if (VPORT_REFS)
 			rss_case(r, EBUSY, "second RSS QP on the same table");
 	}
 
@@ -1246,8 +1251,8 @@ static void test_netdev_up(void)
 	CHECK_ERRNO(k_wq(&K, cq[1], BUF(3), &wq), 0);
 	CHECK_ERRNO(k_table(&K, 0, &wq, &t), 0);
 	rr = rss_default(&K, t);
-	/* 6.2's RSS QP programs the steering without asking for the vport */
-	if (RNIC) {
+	/* before 7.2 the RSS QP programs the steering without the vport */
+	if (VPORT_REFS) {
 		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EBUSY);
 	} else {
 		uint32_t qp;

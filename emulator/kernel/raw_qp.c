@@ -223,8 +223,8 @@ int emu_ind_tbl_create(struct emu_ucontext *ctx, uint32_t log_size,
 
 /*
  * mana_ib_cfg_vport(): the first QP of a PD takes the port's vport
- * (mana_cfg_vport: EBUSY while the netdev or anyone else holds it); the
- * PD is bound to that port from then on (another port: EINVAL).
+ * (mana_cfg_vport: EBUSY while the netdev or anyone else holds it); from
+ * 7.2 the PD is bound to that port from then on (another port: EINVAL).
  */
 static int vport_get(struct emu_pd *pd, unsigned int port)
 {
@@ -233,7 +233,7 @@ static int vport_get(struct emu_pd *pd, unsigned int port)
 	int ret;
 
 	/*
-	 * Without vport_refs (6.2 on, see era.c) the PD's later QPs skip the
+	 * Without vport_refs (6.2 .. 7.1, see era.c) the PD's later QPs skip the
 	 * configuration whatever their port, and the QP answers any
 	 * mana_cfg_vport() failure with ENODEV.
 	 */
