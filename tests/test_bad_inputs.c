@@ -213,9 +213,19 @@ static int rss_with(struct env *e, enum rss_fault f)
 	struct ibv_pd *port9 = ibv_alloc_parent_domain(e->ctx, &pa);
 	struct ibv_qp_init_attr_ex qa;
 	struct ibv_rwq_ind_table *t;
-	struct ibv_qp *qp, *first;
+	struct ibv_qp *qp, *first, *tx = NULL;
+	struct ibv_cq *txcq = NULL;
 	int err;
 
+	/*
+	 * A raw QP first where an RSS QP must be created, as DPDK does: from
+	 * 7.2 the RSS QP takes the vport a raw QP of its PD configured.
+	 */
+	if (f == RSS_TWICE || f == RSS_SAME_TABLE) {
+		txcq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+		tx = mk_sq(e, e->parent, txcq, 64, 1, 0, IBV_QPT_RAW_PACKET);
+		CHECK(tx != NULL, "raw QP: %s", strerror(errno));
+	}
 	wq[0] = mk_wq(e, cq[0]);
 	wq[1] = mk_wq(e, f == RSS_SHARED_CQ ? cq[0] : cq[1]);
 	t = ibv_create_rwq_ind_table(e->ctx, &ta);
@@ -279,6 +289,10 @@ cleanup:
 	xdestroy_wq(wq[0]);
 	xdestroy_cq(cq[1]);
 	xdestroy_cq(cq[0]);
+	if (tx)
+		xdestroy_qp(tx);
+	if (txcq)
+		xdestroy_cq(txcq);
 	xdealloc_pd(port9);
 	return err;
 }

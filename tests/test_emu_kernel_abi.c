@@ -673,7 +673,7 @@ static void test_rss(void)
 	struct mana_ib_create_qp_rss_resp resp;
 	struct mana_emu_rss_info info;
 	struct mana_emu_queue_info q;
-	uint32_t cq[3], wq[3], t, t2, qp;
+	uint32_t cq[3], wq[3], t, t2, qp, sq = 0, sq_cq = 0;
 	struct rss_req r;
 	unsigned int i;
 
@@ -712,6 +712,22 @@ static void test_rss(void)
 		rss_case(r, EINVAL, "two RQs on one CQ");
 		CHECK_ERRNO(k_destroy_table(&K, t2), 0);
 		CHECK_ERRNO(k_destroy_wq(&K, shared_wq), 0);
+	}
+
+	/*
+	 * 7.2: the RSS QP takes a reference on the vport a raw QP of its PD
+	 * configured, on that port (else EINVAL); before, it needs none.
+	 */
+	if (VPORT_REFS) {
+		struct sq_req sr;
+
+		r = rss_default(&K, t);
+		rss_case(r, EINVAL, "RSS QP on a PD without a raw QP");
+		CHECK_ERRNO(k_cq(&K, 64, BUF(7), &sq_cq), 0);
+		sr = sq_default(&K, sq_cq, BUF(8));
+		CHECK_ERRNO(k_sq(&K, &sr, &sq, NULL, NULL), 0);
+		r.port = 2;
+		rss_case(r, EINVAL, "RSS QP on another port than the PD's");
 	}
 
 	r = rss_default(&K, t);
@@ -767,6 +783,21 @@ static void test_rss(void)
 	r.key_len = 0;
 	CHECK_ERRNO(k_rss(&K, &r, &qp, NULL), 0);
 	CHECK(emu_rss(1, &info) == 0, "steering with a random key");
+	if (VPORT_REFS) {
+		struct kctx other;
+		uint32_t ocq;
+		struct sq_req sr;
+
+		/* the RSS QP alone holds the vport now */
+		CHECK_ERRNO(k_destroy_qp(&K, sq), 0);
+		CHECK_ERRNO(k_destroy_cq(&K, sq_cq), 0);
+		CHECK_ERRNO(k_open(&other), 0);
+		CHECK_ERRNO(k_pd(&other, &other.pd), 0);
+		CHECK_ERRNO(k_cq(&other, 64, BUF(9), &ocq), 0);
+		sr = sq_default(&other, ocq, BUF(10));
+		CHECK_ERRNO(k_sq(&other, &sr, NULL, NULL, NULL), EBUSY);
+		k_close(&other);
+	}
 	CHECK_ERRNO(k_destroy_qp(&K, qp), 0);
 
 	CHECK_ERRNO(k_destroy_table(&K, t), 0);
@@ -1251,9 +1282,13 @@ static void test_netdev_up(void)
 	CHECK_ERRNO(k_wq(&K, cq[1], BUF(3), &wq), 0);
 	CHECK_ERRNO(k_table(&K, 0, &wq, &t), 0);
 	rr = rss_default(&K, t);
-	/* before 7.2 the RSS QP programs the steering without the vport */
+	/*
+	 * 7.2: no raw QP of the PD could configure the vport, so the RSS QP
+	 * has none to take (EINVAL); before, it programs the steering
+	 * without the vport.
+	 */
 	if (VPORT_REFS) {
-		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EBUSY);
+		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EINVAL);
 	} else {
 		uint32_t qp;
 

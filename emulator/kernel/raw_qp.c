@@ -453,21 +453,26 @@ static int rss_check(const struct emu_qp_req *req,
 		return -EINVAL;
 	if (!emu_port_valid(ucmd->port))
 		return -EINVAL;
-	/* "Only one RSS QP per vport"; before, a second one reprograms */
-	return emu_dev.ports[ucmd->port - 1].vport.rss_qp &&
-	       kernel_era()->vport_refs ? -EBUSY : 0;
+	return 0;
 }
 
 /*
- * The RSS QP's hold on the vport: a reference (vport_refs), or before
- * that none -- mana_ib programmed the port's RX steering without looking
- * at who held the vport.
+ * The RSS QP's hold on the vport (7.2, vport_refs): a reference on the
+ * vport a raw QP of the same PD configured on that port (none, or another
+ * port: EINVAL), and "Only one RSS QP per vport" (EBUSY).  Before, none:
+ * mana_ib programmed the port's RX steering without looking at who held
+ * the vport, and a second RSS QP reprograms it.
  */
 static int rss_vport_get(struct emu_pd *pd, unsigned int port)
 {
-	if (kernel_era()->vport_refs)
-		return vport_get(pd, port);
-	return emu_port_attach(port);
+	if (!kernel_era()->vport_refs)
+		return emu_port_attach(port);
+	if (!pd->vport_use_count || pd->vport_port != port)
+		return -EINVAL;
+	if (emu_dev.ports[port - 1].vport.rss_qp)
+		return -EBUSY;
+	pd->vport_use_count++;
+	return 0;
 }
 
 /* Each RQ needs a CQ of its own, not bound to any other queue. */
