@@ -337,9 +337,11 @@ static void check_port(struct diag_dev *dev, struct diag_port *p,
 		link_read(cache, vf.master, NULL, &m);
 	port_data(r, dev, p, &vf, &m);
 	if (vf.flags & IFF_UP) {
+		/* mana_ib answers ENODEV for a held vport, EBUSY from 7.2 */
 		result_set(r, V_FAIL, "VF %s (%s, master %s) is UP: the kernel "
-			   "holds the vport, raw QP creation (DPDK) fails with "
-			   "EBUSY", vf.name, vf.mac, m.name[0] ? m.name : "none");
+			   "holds the vport, raw QP creation (DPDK) fails "
+			   "(ENODEV; EBUSY from Linux 7.2)", vf.name, vf.mac,
+			   m.name[0] ? m.name : "none");
 		result_fix(r, "sudo ip link set dev %s down", vf.name);
 		if (m.name[0] && (m.flags & IFF_UP))
 			result_fix(r, "netvsc brings the VF up again with its "

@@ -214,7 +214,11 @@ static void probe_port(const struct diag_dev *dev, struct ibv_context *ctx,
 		js_int(&r->data, "errno", err);
 		result_set(r, V_FAIL, "%s failed: %s (%s)", step, strerror(err),
 			   strerrorname_np(err) ? strerrorname_np(err) : "?");
-		explain(r, dev, p, err);
+		/* mana_ib before 7.2 answered ENODEV for a held vport */
+		if (err == ENODEV && !strcmp(step, "ibv_create_qp (raw send)"))
+			explain(r, dev, p, EBUSY);
+		else
+			explain(r, dev, p, err);
 		return;
 	}
 	js_null(&r->data, "errno");

@@ -142,14 +142,18 @@ jcheck "no netlink: fields" nonl "c('driver_id')['data'] == {'netlink': False, '
 diag nonl_ours 0 --no-netlink --
 expect "no netlink, ours" "$TMP/nonl_ours.txt" "^WARN +driver_id +mana_0: no RDMA netlink .*this project's libmana does"
 
-# ---- the VF interface is up: raw QPs get EBUSY ----------------------------------
+# ---- the VF interface is up: raw QPs get ENODEV (EBUSY from 7.2) ---------------
 diag vfup 1 --netdev-up -- --probe
-expect "VF up verdict" "$TMP/vfup.txt" '^FAIL +netdev +mana_0/1: VF enP30832s1 \(00:0d:3a:00:00:01, master eth0\) is UP: the kernel holds the vport, raw QP creation \(DPDK\) fails with EBUSY'
+expect "VF up verdict" "$TMP/vfup.txt" '^FAIL +netdev +mana_0/1: VF enP30832s1 \(00:0d:3a:00:00:01, master eth0\) is UP: the kernel holds the vport, raw QP creation \(DPDK\) fails \(ENODEV; EBUSY from Linux 7.2\)'
 expect "VF up fix" "$TMP/vfup.txt" '^ +fix: sudo ip link set dev enP30832s1 down'
-expect "VF up probe" "$TMP/vfup.txt" '^FAIL +probe +mana_0/1: ibv_create_qp \(raw send\) failed: Device or resource busy \(EBUSY\)'
+expect "VF up probe" "$TMP/vfup.txt" '^FAIL +probe +mana_0/1: ibv_create_qp \(raw send\) failed: No such device \(ENODEV\): the vport is held'
 jcheck "VF up: fields" vfup "(lambda d: d['admin_up'] is True and d['operstate'] == 'up' and d['master'] == 'eth0' and d['master_up'] is True and d['port_state'] == 'ACTIVE')(c('netdev', 'mana_0/1')['data'])"
 jcheck "VF up: fix field" vfup "c('netdev', 'mana_0/1')['fix'].startswith('sudo ip link set dev enP30832s1 down')"
-jcheck "VF up: probe fields" vfup "c('probe', 'mana_0/1')['data']['errno'] == 16 and c('probe', 'mana_0/1')['data']['failed_step'] == 'ibv_create_qp (raw send)'"
+jcheck "VF up: probe fields" vfup "c('probe', 'mana_0/1')['data']['errno'] == 19 and c('probe', 'mana_0/1')['data']['failed_step'] == 'ibv_create_qp (raw send)'"
+# 7.2 (the split era: raw QPs on manae_0): EBUSY
+diag vfup72 1 --netdev-up --kernel=7.2 -- --probe
+expect "VF up 7.2 probe" "$TMP/vfup72.txt" '^FAIL +probe +manae_0/1: ibv_create_qp \(raw send\) failed: Device or resource busy \(EBUSY\): the vport is held'
+jcheck "VF up 7.2: probe fields" vfup72 "c('probe', 'manae_0/1')['data']['errno'] == 16"
 
 # ---- no huge pages ----------------------------------------------------------------
 diag nohuge 1 --hugepages=0 --

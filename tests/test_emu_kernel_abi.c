@@ -41,8 +41,13 @@
 static long kver;		/* the emulated kernel, MAJOR * 1000 + MINOR */
 #define ROBUST_UDATA (kver >= 7001)	/* driver data tails checked */
 #define RNIC (kver >= 6010)		/* CQ response, port attributes */
-/* a vport in use: mana_ib remapped mana_cfg_vport()'s EBUSY to ENODEV */
-#define VPORT_BUSY (RNIC ? EBUSY : ENODEV)
+/*
+ * The per-vPort EQ series (7.2): cfg_vport's errno as is (before, mana_ib
+ * remapped mana_cfg_vport()'s EBUSY to ENODEV), a PD stays on its first
+ * port, the RSS QP takes a vport reference, one RSS QP per vport.
+ */
+#define VPORT_REFS (kver >= 7002)
+#define VPORT_BUSY (VPORT_REFS ? EBUSY : ENODEV)
 
 /* ---- emulator test API -------------------------------------------------- */
 
@@ -569,12 +574,12 @@ static void test_sq(void)
 	/* same PD, same port: fine; the PD is bound to port 1 */
 	r = sq_default(&K, cq2, BUF(3));
 	r.port = 2;
-	if (RNIC) {
+	if (VPORT_REFS) {
 		sq_case(r, EINVAL, "PD bound to port 1, QP on port 2");
 	} else {
 		uint32_t qp2;
 
-		/* 6.2: the PD's later QPs skip the vport, any port */
+		/* before 7.2: the PD's later QPs skip the vport, any port */
 		CHECK_ERRNO(k_sq(&K, &r, &qp2, NULL, NULL), 0);
 		CHECK_ERRNO(k_destroy_qp(&K, qp2), 0);
 	}
@@ -611,7 +616,7 @@ static void test_sq(void)
 	CHECK_ERRNO(k_destroy_cq(&K, cq), 0);
 }
 
-/* Another context (and PD) holding port 1's vport: EBUSY (6.2: ENODEV). */
+/* Another context (and PD) holding port 1's vport: EBUSY (before 7.2: ENODEV). */
 static void test_vport_busy(void)
 {
 	struct kctx other;
@@ -668,7 +673,7 @@ static void test_rss(void)
 	struct mana_ib_create_qp_rss_resp resp;
 	struct mana_emu_rss_info info;
 	struct mana_emu_queue_info q;
-	uint32_t cq[3], wq[3], t, t2, qp;
+	uint32_t cq[3], wq[3], t, t2, qp, sq = 0, sq_cq = 0;
 	struct rss_req r;
 	unsigned int i;
 
@@ -709,6 +714,22 @@ static void test_rss(void)
 		CHECK_ERRNO(k_destroy_wq(&K, shared_wq), 0);
 	}
 
+	/*
+	 * 7.2: the RSS QP takes a reference on the vport a raw QP of its PD
+	 * configured, on that port (else EINVAL); before, it needs none.
+	 */
+	if (VPORT_REFS) {
+		struct sq_req sr;
+
+		r = rss_default(&K, t);
+		rss_case(r, EINVAL, "RSS QP on a PD without a raw QP");
+		CHECK_ERRNO(k_cq(&K, 64, BUF(7), &sq_cq), 0);
+		sr = sq_default(&K, sq_cq, BUF(8));
+		CHECK_ERRNO(k_sq(&K, &sr, &sq, NULL, NULL), 0);
+		r.port = 2;
+		rss_case(r, EINVAL, "RSS QP on another port than the PD's");
+	}
+
 	r = rss_default(&K, t);
 	CHECK_ERRNO(k_rss(&K, &r, &qp, &resp), 0);
 	CHECK(resp.num_entries == 2, "num_entries %llu",
@@ -728,15 +749,15 @@ static void test_rss(void)
 		      "RQ %u as the device sees it", i);
 
 	/*
-	 * One RSS QP per vport; before, a second one programs the port's
-	 * steering over the first's (6.2: no check, no vport reference).
+	 * One RSS QP per vport (7.2); before, a second one programs the
+	 * port's steering over the first's (no check, no vport reference).
 	 */
 	{
 		uint32_t one, qp2;
 
 		CHECK_ERRNO(k_table(&K, 0, &wq[2], &one), 0);
 		r = rss_default(&K, one);
-		if (RNIC) {
+		if (VPORT_REFS) {
 			rss_case(r, EBUSY, "second RSS QP");
 		} else {
 			CHECK_ERRNO(k_rss(&K, &r, &qp2, &resp), 0);
@@ -748,7 +769,7 @@ static void test_rss(void)
 		CHECK_ERRNO(k_destroy_table(&K, one), 0);
 		/* the same table again: has_rss_qp is checked before the WQs */
 		r = rss_default(&K, t);
-		if (RNIC)
+		if (VPORT_REFS)
 			rss_case(r, EBUSY, "second RSS QP on the same table");
 	}
 
@@ -762,6 +783,21 @@ static void test_rss(void)
 	r.key_len = 0;
 	CHECK_ERRNO(k_rss(&K, &r, &qp, NULL), 0);
 	CHECK(emu_rss(1, &info) == 0, "steering with a random key");
+	if (VPORT_REFS) {
+		struct kctx other;
+		uint32_t ocq;
+		struct sq_req sr;
+
+		/* the RSS QP alone holds the vport now */
+		CHECK_ERRNO(k_destroy_qp(&K, sq), 0);
+		CHECK_ERRNO(k_destroy_cq(&K, sq_cq), 0);
+		CHECK_ERRNO(k_open(&other), 0);
+		CHECK_ERRNO(k_pd(&other, &other.pd), 0);
+		CHECK_ERRNO(k_cq(&other, 64, BUF(9), &ocq), 0);
+		sr = sq_default(&other, ocq, BUF(10));
+		CHECK_ERRNO(k_sq(&other, &sr, NULL, NULL, NULL), EBUSY);
+		k_close(&other);
+	}
 	CHECK_ERRNO(k_destroy_qp(&K, qp), 0);
 
 	CHECK_ERRNO(k_destroy_table(&K, t), 0);
@@ -1246,9 +1282,13 @@ static void test_netdev_up(void)
 	CHECK_ERRNO(k_wq(&K, cq[1], BUF(3), &wq), 0);
 	CHECK_ERRNO(k_table(&K, 0, &wq, &t), 0);
 	rr = rss_default(&K, t);
-	/* 6.2's RSS QP programs the steering without asking for the vport */
-	if (RNIC) {
-		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EBUSY);
+	/*
+	 * 7.2: no raw QP of the PD could configure the vport, so the RSS QP
+	 * has none to take (EINVAL); before, it programs the steering
+	 * without the vport.
+	 */
+	if (VPORT_REFS) {
+		CHECK_ERRNO(k_rss(&K, &rr, NULL, NULL), EINVAL);
 	} else {
 		uint32_t qp;
 

@@ -632,7 +632,13 @@ static void test_rdma_options(void)
 	CHECK(!parse("--kernel=6.13", &o, err, sizeof(err)) &&
 	      o.kernel == EMU_KERNEL_6_11, "--kernel=6.13 is 6.11's era");
 	CHECK(!parse("--kernel=newest", &o, err, sizeof(err)) &&
-	      o.kernel == EMU_KERNEL_NEWEST, "--kernel=newest");
+	      o.kernel == EMU_KERNEL_NEWEST && EMU_KERNEL_NEWEST == EMU_KERNEL_7_2,
+	      "--kernel=newest is 7.2");
+	CHECK(!parse("--kernel=7.2", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_7_2 && emu_era_get(o.kernel)->vport_refs &&
+	      !emu_era_get(EMU_KERNEL_7_1)->vport_refs &&
+	      !emu_era_get(EMU_KERNEL_DEFAULT)->vport_refs,
+	      "--kernel=7.2: vport references from 7.2 only: %s", err);
 	CHECK(!parse("--kernel=6.16 --kernel=6.10", &o, err, sizeof(err)) &&
 	      o.kernel == EMU_KERNEL_6_10, "the last --kernel wins");
 	mana_emu_options_format(&o, buf, sizeof(buf));
@@ -647,7 +653,7 @@ static void test_rdma_options(void)
 	      "the default is not written: '%s'", buf);
 	{
 		static const char *const bad_kernel[] = {
-			"6.1", "5.19", "7.2", "8.0", "6", "6.", "x.1", "6.14a", "",
+			"6.1", "5.19", "7.3", "8.0", "6", "6.", "x.1", "6.14a", "",
 		};
 
 		for (i = 0; i < sizeof(bad_kernel) / sizeof(bad_kernel[0]); i++) {

@@ -3,18 +3,30 @@
 #
 # The line the provider says on stderr, once per process, for each failure
 # an errno does not explain (providers/mana/hint.c): the vport held by the
-# VF interface (EBUSY), a driver id mismatch, a QP type MANA lacks.  Each
-# exact line, once although the failure repeats in the process; nothing on
-# stderr with MANA_QUIET=1; into the verbs log instead of stderr where
-# VERBS_LOG_LEVEL and VERBS_LOG_FILE set it up.  Usage: test_hints.sh BUILD_DIR
+# VF interface (ENODEV, EBUSY from 7.2), a driver id mismatch, a QP type
+# MANA lacks.  Each exact line, once although the failure repeats in the
+# process; nothing on stderr with MANA_QUIET=1; into the verbs log instead
+# of stderr where VERBS_LOG_LEVEL and VERBS_LOG_FILE set it up.
+# Usage: test_hints.sh BUILD_DIR [KERNEL]; with KERNEL (--kernel=KERNEL, 7.2
+# or later: the split era) only the vport hint is checked.
 set -u
 BUILD=${1:?build dir}
+KERNEL=${2:-}
 EMU="$BUILD/bin/mana-emu"
 DIAG="$BUILD/bin/mana-diag"
 . "$(dirname "$0")/check.sh"
 SUFFIX=' (MANA_QUIET=1 silences this)'
 
-VPORT='libmana: mana_0 port 1: raw QP creation failed with EBUSY: the network interface enP30832s1 is up and holds the vport. Fix: sudo ip link set dev enP30832s1 down'
+# mana_ib answered ENODEV for a held vport before 7.2 (the default era
+# 6.14), EBUSY from 7.2 on, where raw QPs are on the ETH device manae_0
+if [ -n "$KERNEL" ]; then
+	KOPT=(--kernel="$KERNEL")
+	DEV=manae_0 ERRNO=EBUSY STRERR='Device or resource busy'
+else
+	KOPT=()
+	DEV=mana_0 ERRNO=ENODEV STRERR='No such device'
+fi
+VPORT="libmana: $DEV port 1: raw QP creation failed with $ERRNO: the network interface enP30832s1 is up and holds the vport. Fix: sudo ip link set dev enP30832s1 down"
 QPTYPE='libmana: mana_0: ibv_create_qp: QP type UD (4) is not supported by MANA (RAW_PACKET and RC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs'
 DRIVERID="libmana: mana_0: the kernel reports driver id 19, not RDMA_DRIVER_MANA (20), for this MANA function: this libmana binds it, rdma-core's libmana would not. Fix: keep this libmana, or run a kernel whose mana_ib reports 20"
 
@@ -64,26 +76,30 @@ silent() {
 }
 
 # ---- the vport held by the VF interface: two ports, both fail ----------------
-run vport -- --netdev-up --ports=2 -- "$DIAG" --probe
+run vport -- --netdev-up --ports=2 "${KOPT[@]}" -- "$DIAG" --probe
 said vport "$VPORT"
-expect "vport: both ports failed in that process" "$TMP/vport.out" '^FAIL +probe +mana_0/2: ibv_create_qp \(raw send\) failed: Device or resource busy'
-run vport_quiet MANA_QUIET=1 -- --netdev-up --ports=2 -- "$DIAG" --probe
+expect "vport: both ports failed in that process" "$TMP/vport.out" "^FAIL +probe +$DEV/2: ibv_create_qp \\(raw send\\) failed: $STRERR"
+run vport_quiet MANA_QUIET=1 -- --netdev-up --ports=2 "${KOPT[@]}" -- "$DIAG" --probe
 silent vport_quiet
-expect "vport quiet: still failed" "$TMP/vport_quiet.out" '^FAIL +probe +mana_0/1: .*EBUSY'
+expect "vport quiet: still failed" "$TMP/vport_quiet.out" "^FAIL +probe +$DEV/1: .*$ERRNO"
 # MANA_QUIET=0 asks for nothing
-run vport_q0 MANA_QUIET=0 -- --netdev-up -- "$DIAG" --probe
+run vport_q0 MANA_QUIET=0 -- --netdev-up "${KOPT[@]}" -- "$DIAG" --probe
 said vport_q0 "$VPORT"
 # the verbs log set up: the line goes there, with the detail before it
-run vport_log VERBS_LOG_LEVEL=1 VERBS_LOG_FILE="$TMP/vport.log" -- --netdev-up --ports=2 -- "$DIAG" --probe
+run vport_log VERBS_LOG_LEVEL=1 VERBS_LOG_FILE="$TMP/vport.log" -- --netdev-up --ports=2 "${KOPT[@]}" -- "$DIAG" --probe
 silent vport_log
 check "vport log: the line once" test "$(grep -cxF -- "$VPORT" "$TMP/vport.log")" -eq 1
-expect "vport log: the detail" "$TMP/vport.log" 'CREATE_QP failed: Device or resource busy: port 1 is held outside this context'
+expect "vport log: the detail" "$TMP/vport.log" "CREATE_QP failed: $STRERR: port 1 is held outside this context"
 # the verbs log level set alone writes nothing (release libibverbs): stderr
-run vport_level VERBS_LOG_LEVEL=1 -- --netdev-up -- "$DIAG" --probe
+run vport_level VERBS_LOG_LEVEL=1 -- --netdev-up "${KOPT[@]}" -- "$DIAG" --probe
 said vport_level "$VPORT"
 # the interface down: nothing to say
-run vport_down -- -- "$DIAG" --probe
+run vport_down -- "${KOPT[@]}" -- "$DIAG" --probe
 silent vport_down
+if [ -n "$KERNEL" ]; then
+	check_done
+	exit
+fi
 
 # ---- a QP type MANA lacks ---------------------------------------------------------
 run qptype -- -- /usr/bin/python3 -c "$QP_PY"

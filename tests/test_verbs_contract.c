@@ -346,6 +346,8 @@ out:
 
 static void case_busy(void)
 {
+	/* mana_ib before 7.2 answered ENODEV for a held vport */
+	int busy = emu_kernel_version() >= 7002 ? EBUSY : ENODEV;
 	struct ibv_qp_init_attr_ex qa;
 	struct ibv_cq *cq_a, *cq_b, *cq_c;
 	struct ibv_qp *qp_a, *qp_b, *qp_c;
@@ -366,25 +368,35 @@ static void case_busy(void)
 	log_skip();
 	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
 	qp_b = sq_create(&e, pd_b, &qa, 64, &cq_b);
-	CHECK(!qp_b && errno == EBUSY, "raw QP on another PD: EBUSY (errno %d)", errno);
+	CHECK(!qp_b && errno == busy, "raw QP on another PD: errno %d, want %d",
+	      errno, busy);
 	CHECK(log_has("held by another PD of this context"), "log names the other PD");
 
 	/* another context */
 	log_skip();
 	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
 	qp_c = sq_create(&other, other.pd, &qa, 64, &cq_c);
-	CHECK(!qp_c && errno == EBUSY, "raw QP in another context: EBUSY (errno %d)", errno);
+	CHECK(!qp_c && errno == busy, "raw QP in another context: errno %d, want %d",
+	      errno, busy);
 	CHECK(log_has("held outside this context"), "log says outside this context");
 	sq_destroy(qp_b, cq_b);
 	sq_destroy(qp_c, cq_c);
 
-	/* a second RSS QP on the vport, same context */
+	/*
+	 * A second RSS QP on the vport, same context: EBUSY from 7.2; before,
+	 * it reprograms the port's steering.
+	 */
 	qa = (struct ibv_qp_init_attr_ex){ 0 };
 	CHECK_ERRNO(rss_create(&e, &r1, &qa), 0);
 	log_skip();
 	qa = (struct ibv_qp_init_attr_ex){ 0 };
-	CHECK_ERRNO(rss_create(&e, &r2, &qa), EBUSY);
-	CHECK(log_has("already has an RSS QP in this context"), "log names the RSS QP");
+	if (busy == EBUSY) {
+		CHECK_ERRNO(rss_create(&e, &r2, &qa), EBUSY);
+		CHECK(log_has("already has an RSS QP in this context"),
+		      "log names the RSS QP");
+	} else {
+		CHECK_ERRNO(rss_create(&e, &r2, &qa), 0);
+	}
 	rss_destroy(&r2);
 	rss_destroy(&r1);
 	sq_destroy(qp_a, cq_a);

@@ -14,16 +14,9 @@
 
 /* A row and everything before it (each era keeps the older behaviour). */
 #define K6_8 .adapter_caps = true, .raw_cq_events = true
-/*
- * vport_refs is in fact newer than every row: mana_ib remapped any
- * cfg_vport failure to ENODEV and its RSS QP took no vport reference
- * until the per-vPort EQ series (pulled in June 2026, after 7.1).  The
- * rows from 6.10 keep the EBUSY answer the emulator always gave until a
- * row for that kernel exists (README "Known differences").
- */
 #define K6_10 K6_8, .comp_vectors = true, .ib_netdev = true, \
 	.rnic_cq_flag = true, .port_attrs = true, \
-	.device_attrs = true, .vport_refs = true, .mr_optional = true
+	.device_attrs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
 #define K6_14 K6_11, .ud_kernel_only = true
 #define K6_15 K6_14, .dmabuf_mr = true
@@ -32,6 +25,7 @@
 #define K6_17 K6_16, .dm = true, .mw = true
 #define K7_0 K6_17, .cq_type_from_device = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true
+#define K7_2 K7_1, .vport_refs = true
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
@@ -93,6 +87,16 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * August 2026.
 	 */
 	[EMU_KERNEL_7_1] = { .version = "7.1", .inferred = true, K7_1 },
+	/*
+	 * "net: mana: Per-vPort EQ and MSI-X management" (v12 pulled into
+	 * net-next on 2026-06-05, rebased on 7.1-rc1, so the 7.2 window):
+	 * mana_ib_cfg_vport() returns mana_cfg_vport()'s errno (EBUSY for a
+	 * held vport) instead of ENODEV, a PD stays on its first port
+	 * (EINVAL), and the RSS QP takes a vport reference with one RSS QP
+	 * per vport (EBUSY).  Before, a second RSS QP reprogrammed the
+	 * port's steering.
+	 */
+	[EMU_KERNEL_7_2] = { .version = "7.2", .inferred = true, K7_2 },
 };
 
 const struct emu_era *emu_era_get(unsigned int kernel)

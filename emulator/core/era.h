@@ -55,6 +55,7 @@ enum emu_kernel {
 	EMU_KERNEL_6_17,
 	EMU_KERNEL_7_0,
 	EMU_KERNEL_7_1,
+	EMU_KERNEL_7_2,
 	EMU_KERNEL_COUNT,
 	/*
 	 * The default: the newest era the emulator implements faithfully.
@@ -63,7 +64,7 @@ enum emu_kernel {
 	 * those commands as a kernel without them would.
 	 */
 	EMU_KERNEL_DEFAULT = EMU_KERNEL_6_14,
-	EMU_KERNEL_NEWEST = EMU_KERNEL_7_1,
+	EMU_KERNEL_NEWEST = EMU_KERNEL_7_2,
 };
 
 extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];

@@ -223,8 +223,8 @@ int emu_ind_tbl_create(struct emu_ucontext *ctx, uint32_t log_size,
 
 /*
  * mana_ib_cfg_vport(): the first QP of a PD takes the port's vport
- * (mana_cfg_vport: EBUSY while the netdev or anyone else holds it); the
- * PD is bound to that port from then on (another port: EINVAL).
+ * (mana_cfg_vport: EBUSY while the netdev or anyone else holds it); from
+ * 7.2 the PD is bound to that port from then on (another port: EINVAL).
  */
 static int vport_get(struct emu_pd *pd, unsigned int port)
 {
@@ -233,7 +233,7 @@ static int vport_get(struct emu_pd *pd, unsigned int port)
 	int ret;
 
 	/*
-	 * Without vport_refs (6.2 on, see era.c) the PD's later QPs skip the
+	 * Without vport_refs (6.2 .. 7.1, see era.c) the PD's later QPs skip the
 	 * configuration whatever their port, and the QP answers any
 	 * mana_cfg_vport() failure with ENODEV.
 	 */
@@ -453,21 +453,26 @@ static int rss_check(const struct emu_qp_req *req,
 		return -EINVAL;
 	if (!emu_port_valid(ucmd->port))
 		return -EINVAL;
-	/* "Only one RSS QP per vport"; before, a second one reprograms */
-	return emu_dev.ports[ucmd->port - 1].vport.rss_qp &&
-	       kernel_era()->vport_refs ? -EBUSY : 0;
+	return 0;
 }
 
 /*
- * The RSS QP's hold on the vport: a reference (vport_refs), or before
- * that none -- mana_ib programmed the port's RX steering without looking
- * at who held the vport.
+ * The RSS QP's hold on the vport (7.2, vport_refs): a reference on the
+ * vport a raw QP of the same PD configured on that port (none, or another
+ * port: EINVAL), and "Only one RSS QP per vport" (EBUSY).  Before, none:
+ * mana_ib programmed the port's RX steering without looking at who held
+ * the vport, and a second RSS QP reprograms it.
  */
 static int rss_vport_get(struct emu_pd *pd, unsigned int port)
 {
-	if (kernel_era()->vport_refs)
-		return vport_get(pd, port);
-	return emu_port_attach(port);
+	if (!kernel_era()->vport_refs)
+		return emu_port_attach(port);
+	if (!pd->vport_use_count || pd->vport_port != port)
+		return -EINVAL;
+	if (emu_dev.ports[port - 1].vport.rss_qp)
+		return -EBUSY;
+	pd->vport_use_count++;
+	return 0;
 }
 
 /* Each RQ needs a CQ of its own, not bound to any other queue. */

@@ -87,14 +87,11 @@ static void create_qp_error(struct mana_context *ctx, struct mana_pd *pd,
 	const char *what = rss ? "CREATE_QP (RSS)" : "CREATE_QP";
 	int64_t qpn;
 
-	if (err == ENODEV) {
-		/* kernels ~6.2 to early 2026 answer so while the netdev holds it */
-		mana_err(ibctx, "%s failed: %s: port %u is held by the kernel network interface; set it down (ip link set <ifname> down) or enslave it before using raw QPs",
-			 what, strerror(err), port);
-		mana_hint_vport_held(ibctx, port, err);
-		return;
-	}
-	if (err != EBUSY) {
+	/*
+	 * A held vport: EBUSY from 7.2; before, mana_ib answered ENODEV for
+	 * it, whoever held it (the netdev, another PD or context).
+	 */
+	if (err != EBUSY && err != ENODEV) {
 		mana_err(ibctx, "%s failed: %s", what, strerror(err));
 		return;
 	}
