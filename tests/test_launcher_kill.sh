@@ -27,9 +27,12 @@ wait_for() {
 	echo "gave up waiting: $what" >&2
 	return 1
 }
-# a process that has ended (gone, or a zombie nobody reaped yet)
+# a process that has ended (gone, or a zombie nobody reaped yet); one
+# reaped between a look at /proc and the read of its stat counts as gone
 ended() {
-	[ ! -e "/proc/$1" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "$st" = Z ]
 }
 all_ended() {
 	local p
