@@ -27,12 +27,12 @@ wait_for() {
 	echo "gave up waiting: $what" >&2
 	return 1
 }
-# a process that has ended (gone, or a zombie nobody reaped yet); one
+# a process that has ended (gone, dead or a zombie nobody reaped yet); one
 # reaped between a look at /proc and the read of its stat counts as gone
 ended() {
 	local st
 	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
-	[ -z "$st" ] || [ "$st" = Z ]
+	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
 }
 all_ended() {
 	local p
