@@ -17,6 +17,8 @@
 #ifndef MANA_RC_H
 #define MANA_RC_H
 
+#include <string.h>
+
 #include "datapath.h"
 
 #define MANA_RC_PSN_MASK	0xFFFFFFu
@@ -161,6 +163,21 @@ int mana_rc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr);
 /* the QP went to ERR (device error or user): flush from now on */
 void mana_rc_qp_to_err(struct mana_rc_qp *qp);
+/*
+ * @e as a send WR taken in ERR: no WQE (size_bu 0, which the poller reads
+ * as never sent, so never acknowledged) and the next unsent PSN; the
+ * poller completes it with IBV_WC_WR_FLUSH_ERR after the QP's earlier WRs.
+ */
+static inline void mana_rc_swr_flushed(const struct mana_rc_qp *qp,
+				       struct mana_rc_swr *e, uint64_t wr_id,
+				       uint8_t opcode)
+{
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wr_id;
+	e->opcode = opcode;
+	e->end_psn = qp->sq_psn;
+}
+
 /* post_send in ERR, sq_lock held: the WRs complete as flushed */
 int mana_rc_post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);

@@ -153,7 +153,7 @@ static int sq_emit(struct mana_rc_qp *qp, struct ibv_wc *wc, bool flush)
 					st = IBV_WC_GENERAL_ERR;
 				qp->sq_err = false;
 			}
-		} else if (e->size_bu &&	/* 0: posted in ERR, never sent */
+		} else if (e->size_bu &&	/* 0: mana_rc_swr_flushed() */
 			   mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
 			st = IBV_WC_SUCCESS;
 		} else if (flush && atomic_load(&qp->flushing)) {

@@ -464,10 +464,7 @@ int mana_rc_post_flushed(struct mana_rc_qp *qp, struct ibv_send_wr *wr,
 			return ENOMEM;
 		}
 		e = &qp->swr[qp->sq_head & qp->swr_mask];
-		memset(e, 0, sizeof(*e));
-		e->wr_id = wr->wr_id;
-		e->end_psn = qp->sq_psn;
-		e->opcode = opcode;
+		mana_rc_swr_flushed(qp, e, wr->wr_id, opcode);
 		__atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
 	}
 	return 0;

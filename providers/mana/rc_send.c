@@ -1010,13 +1010,8 @@ static void wr_flush_batch(struct mana_rc_qp *qp)
 	wr_rollback(qp);
 	for (i = qp->sq_head; i != head; i++) {
 		struct mana_rc_swr *e = &qp->swr[i & qp->swr_mask];
-		uint64_t wr_id = e->wr_id;
-		uint8_t opcode = e->opcode;
 
-		memset(e, 0, sizeof(*e));
-		e->wr_id = wr_id;
-		e->opcode = opcode;
-		e->end_psn = qp->sq_psn;
+		mana_rc_swr_flushed(qp, e, e->wr_id, e->opcode);
 	}
 	__atomic_store_n(&qp->sq_head, head, __ATOMIC_RELEASE);
 }
