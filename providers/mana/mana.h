@@ -249,6 +249,7 @@ struct mana_wq {
 	struct ibv_wq ibv_wq;
 	struct mana_buf buf;
 	uint32_t max_wr;
+	uint32_t limit;			/* outstanding WRs: min(max_wr, CQ depth) */
 	uint32_t max_sge;
 	uint32_t wqe_size;
 	uint32_t wqid;			/* UINT32_MAX until an RSS QP uses it */
@@ -300,6 +301,7 @@ struct mana_qp {
 	uint32_t port;
 	struct mana_buf sq_buf;
 	uint32_t max_send_wr;
+	uint32_t send_limit;		/* outstanding WRs: min(max_send_wr, CQ depth) */
 	uint32_t max_send_sge;
 	uint32_t max_inline_data;
 	uint32_t sq_id;

@@ -199,13 +199,17 @@ static int check_sq_attr(struct mana_context *ctx,
 	if (attr->cap.max_recv_wr || attr->cap.max_recv_sge)
 		mana_dbg(ibctx, "raw send QP: max_recv_wr %u and max_recv_sge %u ignored (no receive queue; receive on the WQs of an RSS QP)",
 			 attr->cap.max_recv_wr, attr->cap.max_recv_sge);
-	/* every WR may complete (errors do, signaled or not): room for all */
-	if (to_mcq(attr->send_cq)->count < attr->cap.max_send_wr) {
-		mana_err(ibctx, "send CQ of %u entries cannot hold the completions of max_send_wr %u: create it with at least %u",
-			 to_mcq(attr->send_cq)->count, attr->cap.max_send_wr,
-			 attr->cap.max_send_wr);
-		return EINVAL;
-	}
+	/*
+	 * Every WR may complete (errors do, signaled or not) and the CQ serves
+	 * this queue alone, so a CQ shallower than the queue bounds how many
+	 * sends may be outstanding (post_send: ENOMEM) instead of failing the
+	 * create: mana_ib and rdma-core's libmana accept it, and the verbs
+	 * datapath still cannot overrun the CQ.
+	 */
+	if (to_mcq(attr->send_cq)->count < attr->cap.max_send_wr)
+		mana_dbg(ibctx, "send CQ of %u entries: at most %u of max_send_wr %u sends outstanding",
+			 to_mcq(attr->send_cq)->count,
+			 to_mcq(attr->send_cq)->count, attr->cap.max_send_wr);
 	if (attr->cap.max_send_sge > MANA_MAX_TX_SGE) {
 		mana_err(ibctx, "max_send_sge %u exceeds %u",
 			 attr->cap.max_send_sge, MANA_MAX_TX_SGE);
@@ -248,6 +252,8 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	qp->kind = MANA_QP_RAW_SQ;
 	qp->port = qp_port(pd);
 	qp->max_send_wr = attr->cap.max_send_wr;
+	qp->send_limit = cq->count < qp->max_send_wr ? cq->count :
+						      qp->max_send_wr;
 	qp->max_send_sge = attr->cap.max_send_sge ? attr->cap.max_send_sge : 1;
 	qp->max_inline_data = attr->cap.max_inline_data;
 	qp->sq_sig_all = attr->sq_sig_all;
@@ -384,13 +390,6 @@ static int check_rss_attr(struct mana_context *ctx,
 		}
 		if (atomic_load(&cq->bound)) {
 			mana_err(ibctx, "the CQ of WQ %u already belongs to a QP", i);
-			return EINVAL;
-		}
-		/* a receive CQE completes one WR or more: room for max_wr */
-		if (cq->count < table->wqs[i]->max_wr) {
-			mana_err(ibctx, "the CQ of WQ %u has %u entries, fewer than the WQ's max_wr %u: create it with at least %u",
-				 i, cq->count, table->wqs[i]->max_wr,
-				 table->wqs[i]->max_wr);
 			return EINVAL;
 		}
 		for (j = 0; j < i; j++) {

@@ -88,7 +88,7 @@ int mana_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 		return ret;
 
 	mana_spin_lock(&wq->ring.lock);
-	mana_cursor_start(&wq->ring, wq->max_wr, &c);
+	mana_cursor_start(&wq->ring, wq->limit, &c);
 	/*
 	 * In registers: the WR number at head, the one that may not be
 	 * posted (head - num and limit - num stay delta: the fast path only

@@ -319,7 +319,7 @@ static void ring_sq(struct mana_qp *qp, const struct mana_cursor *c)
 
 static void cursor_start(struct mana_qp *qp, struct mana_cursor *c)
 {
-	mana_cursor_start(&qp->ring, qp->max_send_wr, c);
+	mana_cursor_start(&qp->ring, qp->send_limit, c);
 	c->sig_head = qp->sig_head;
 }
 

@@ -82,6 +82,16 @@ struct ibv_wq *mana_create_wq(struct ibv_context *context,
 	}
 	pd = to_mpd(attr->pd);
 	wq->max_wr = attr->max_wr;
+	/*
+	 * A receive CQE completes one WR or more and the CQ serves this WQ
+	 * alone: a shallower CQ bounds the receives outstanding (ENOMEM)
+	 * rather than failing the create, as mana_ib does not.
+	 */
+	wq->limit = to_mcq(attr->cq)->count < attr->max_wr ?
+		    to_mcq(attr->cq)->count : attr->max_wr;
+	if (wq->limit < attr->max_wr)
+		mana_dbg(context, "WQ CQ of %u entries: at most %u of max_wr %u receives outstanding",
+			 wq->limit, wq->limit, attr->max_wr);
 	wq->max_sge = attr->max_sge;
 	wq->wqe_size = mana_rq_wqe_size(attr->max_sge);
 	wq->wqid = UINT32_MAX;
