@@ -15,13 +15,16 @@ EMU="$BUILD/bin/mana-emu"
 . "$(dirname "$0")/check.sh"
 
 mkfifo "$TMP/v2a" "$TMP/a2v"
+# memory windows: from 7.1 (the newest era)
+KERNEL=()
+[ "$CASE" = mw ] && KERNEL=(--kernel=newest)
 # fds opened in the same order on both sides (v2a first), so that neither
 # open blocks for ever; the timeout only turns a hang into a failure
-timeout 300 "$EMU" --netdev-up --backend=socket:"$TMP/wire" \
+timeout 300 "$EMU" "${KERNEL[@]}" --netdev-up --backend=socket:"$TMP/wire" \
 	--mac=00:0d:3a:00:0a:01 --ip=192.168.88.1/24 -- \
 	"$PROG" "$CASE" victim 4>"$TMP/v2a" 3<"$TMP/a2v" >"$TMP/victim" 2>&1 &
 vpid=$!
-timeout 300 "$EMU" --netdev-up --backend=socket:"$TMP/wire" \
+timeout 300 "$EMU" "${KERNEL[@]}" --netdev-up --backend=socket:"$TMP/wire" \
 	--mac=00:0d:3a:00:0b:01 --ip=192.168.88.2/24 -- \
 	"$PROG" "$CASE" attacker 3<"$TMP/v2a" 4>"$TMP/a2v" >"$TMP/attacker" 2>&1
 arc=$?
