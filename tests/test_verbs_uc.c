@@ -11,7 +11,22 @@
  *                          ibv_bind_mw, IBV_WR_BIND_MW, a bad type
  *   test_verbs_uc mw_old   (before 7.1) ibv_alloc_mw EOPNOTSUPP, REG_MR with
  *                          MW_BIND EINVAL
+ *   test_verbs_uc uc       (7.2) two UC QPs: SEND, SEND_WITH_IMM, RDMA WRITE
+ *                          and RDMA WRITE_WITH_IMM of 0 to 3 MTUs, data and
+ *                          completions checked; unsignaled sends; READ and
+ *                          atomics EINVAL; the RC-only modify attributes
+ *                          EINVAL; destroy
+ *   test_verbs_uc uc_ex    the same through ibv_wr_* and the extended CQ
+ *   test_verbs_uc uc_gap   forged UC packets with gaps in their PSNs: the
+ *                          message being received is dropped (a SEND's
+ *                          receive WQE takes the next message), a new one
+ *                          starts at any PSN, no ACK or error anywhere
+ *   test_verbs_uc uc_loss  (--fault=drop-roce=N) 300 three-packet SENDs:
+ *                          every send completes, every message received is
+ *                          whole, the ones that lost a packet never arrive
+ *   test_verbs_uc uc_old   (before 7.2) ibv_create_qp UC: EOPNOTSUPP
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,8 +38,18 @@
 
 #include "check.h"
 #include "emu_client.h"
+#include "emulator/mana_emu.h"
 
 #define BUF_SIZE (64u << 10)
+
+/* the emulator's test API, found at run time (the test links no emulator) */
+static int (*emu_quiesce_fn)(int);
+static int (*emu_forge)(uint32_t, const struct mana_emu_rc_pkt *);
+
+static int emu_quiesce(int ms)
+{
+	return emu_quiesce_fn ? emu_quiesce_fn(ms) : -ENOSYS;
+}
 #define DEPTH 32
 
 struct side {
@@ -413,16 +438,516 @@ out:
 		ibv_close_device(ctx);
 }
 
+
+/* ---- UC queue pairs --------------------------------------------------------------- */
+
+static void fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8) + 1);
+}
+
+static int post_recv(struct side *s, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(s->qp, &wr, &bad);
+}
+
+/* One send WR of @len bytes from the sender's buffer at @off. */
+static int post_op(struct env *e, enum ibv_wr_opcode op, uint64_t wr_id,
+		   uint32_t off, uint32_t len, uint32_t roff, uint32_t imm,
+		   unsigned int flags)
+{
+	struct side *s = &e->s[0], *r = &e->s[1];
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = flags, .imm_data = htobe32(imm),
+		.wr.rdma = { .remote_addr = (uintptr_t)r->buf + roff,
+			     .rkey = r->mr->rkey },
+	}, *bad;
+
+	if (!e->ex)
+		return ibv_post_send(s->qp, &wr, &bad);
+	ibv_wr_start(ibv_qp_to_qp_ex(s->qp));
+	s->qp->qp_context = NULL;
+	{
+		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(s->qp);
+
+		x->wr_id = wr_id;
+		x->wr_flags = flags;
+		switch (op) {
+		case IBV_WR_SEND:
+			ibv_wr_send(x);
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			ibv_wr_send_imm(x, htobe32(imm));
+			break;
+		case IBV_WR_RDMA_WRITE:
+			ibv_wr_rdma_write(x, r->mr->rkey,
+					  (uintptr_t)r->buf + roff);
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			ibv_wr_rdma_write_imm(x, r->mr->rkey,
+					      (uintptr_t)r->buf + roff,
+					      htobe32(imm));
+			break;
+		default:
+			ibv_wr_rdma_read(x, r->mr->rkey,
+					 (uintptr_t)r->buf + roff);
+			break;
+		}
+		ibv_wr_set_sge(x, s->mr->lkey, (uintptr_t)s->buf + off, len);
+		return ibv_wr_complete(x);
+	}
+}
+
+/* The next completion of @s, through the extended CQ when the env has one. */
+static int get_wc(struct env *e, struct side *s, struct ibv_wc *wc)
+{
+	struct ibv_poll_cq_attr pa = {};
+	double end = now() + 30;
+	int ret;
+
+	if (!e->ex)
+		return wait_wc(s->cq, wc, 1) == 1 ? 0 : -1;
+	do {
+		ret = ibv_start_poll(s->cqx, &pa);
+		if (ret == ENOENT)
+			usleep(50);
+	} while (ret == ENOENT && now() < end);
+	if (ret)
+		return -1;
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = s->cqx->wr_id;
+	wc->status = s->cqx->status;
+	wc->opcode = ibv_wc_read_opcode(s->cqx);
+	wc->byte_len = ibv_wc_read_byte_len(s->cqx);
+	wc->qp_num = ibv_wc_read_qp_num(s->cqx);
+	wc->wc_flags = ibv_wc_read_wc_flags(s->cqx);
+	if (wc->wc_flags & IBV_WC_WITH_IMM)
+		wc->imm_data = ibv_wc_read_imm_data(s->cqx);
+	ibv_end_poll(s->cqx);
+	return 0;
+}
+
+static void expect_wc(struct env *e, struct side *s, uint64_t wr_id,
+		      enum ibv_wc_opcode op, uint32_t len, int imm,
+		      const char *what)
+{
+	struct ibv_wc wc;
+
+	CHECK(!get_wc(e, s, &wc), "%s: a completion", what);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == wr_id &&
+	      wc.opcode == op && wc.qp_num == s->qp->qp_num,
+	      "%s: status %d wr_id %llu opcode %d", what, wc.status,
+	      (unsigned long long)wc.wr_id, wc.opcode);
+	if (op & IBV_WC_RECV)
+		CHECK(wc.byte_len == len, "%s: byte_len %u, want %u", what,
+		      wc.byte_len, len);
+	if (imm >= 0)
+		CHECK((wc.wc_flags & IBV_WC_WITH_IMM) &&
+		      be32toh(wc.imm_data) == (uint32_t)imm,
+		      "%s: immediate %#x", what, be32toh(wc.imm_data));
+	else if (op & IBV_WC_RECV)
+		CHECK(!(wc.wc_flags & IBV_WC_WITH_IMM), "%s: no immediate",
+		      what);
+}
+
+static void uc_traffic(bool ex)
+{
+	uint32_t mtu, sizes[5], i;
+	struct env e;
+	struct side *s, *r;
+	unsigned int k;
+
+	if (env_open(&e, IBV_QPT_UC, ex))
+		goto out;
+	s = &e.s[0];
+	r = &e.s[1];
+	CHECK(s->qp->qp_type == IBV_QPT_UC, "a UC QP");
+	mtu = 128u << e.mtu;
+	sizes[0] = 0;
+	sizes[1] = 1;
+	sizes[2] = mtu;
+	sizes[3] = mtu + 1;
+	sizes[4] = 3 * mtu;
+	for (k = 0; k < 4; k++) {
+		static const enum ibv_wr_opcode ops[4] = {
+			IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+			IBV_WR_RDMA_WRITE_WITH_IMM,
+		};
+		static const char *const names[4] = {
+			"SEND", "SEND_WITH_IMM", "RDMA_WRITE",
+			"RDMA_WRITE_WITH_IMM",
+		};
+		enum ibv_wr_opcode op = ops[k];
+		bool recv = op != IBV_WR_RDMA_WRITE;
+
+		for (i = 0; i < 5; i++) {
+			uint32_t len = sizes[i], imm = 0x1000 * k + i;
+			int want_imm = op == IBV_WR_SEND_WITH_IMM ||
+				       op == IBV_WR_RDMA_WRITE_WITH_IMM ?
+				       (int)imm : -1;
+			char what[64];
+
+			snprintf(what, sizeof(what), "UC %s of %u bytes",
+				 names[k], len);
+			fill(s->buf, len, k * 8 + i);
+			memset(r->buf, 0, 4 * mtu + 64);
+			if (recv)
+				CHECK_ERRNO(post_recv(r, 100 + i, 0, 4 * mtu), 0);
+			CHECK_ERRNO(post_op(&e, op, i, 0, len, 0, imm,
+					    IBV_SEND_SIGNALED), 0);
+			expect_wc(&e, s, i, op == IBV_WR_SEND ||
+				  op == IBV_WR_SEND_WITH_IMM ? IBV_WC_SEND :
+				  IBV_WC_RDMA_WRITE, len, -1, what);
+			if (recv)
+				expect_wc(&e, r, 100 + i,
+					  op == IBV_WR_RDMA_WRITE_WITH_IMM ?
+					  IBV_WC_RECV_RDMA_WITH_IMM :
+					  IBV_WC_RECV, len, want_imm, what);
+			else
+				CHECK(!emu_quiesce(10000), "%s: quiet",
+				      what);
+			CHECK(!memcmp(r->buf, s->buf, len) &&
+			      r->buf[len] == 0, "%s: data", what);
+		}
+	}
+	/* unsignaled WRs complete silently before the next signaled one */
+	fill(s->buf, 256, 77);
+	for (i = 0; i < 4; i++)
+		CHECK_ERRNO(post_op(&e, IBV_WR_RDMA_WRITE, 500 + i, 64 * i, 64,
+				    1024 + 64 * i, 0,
+				    i == 3 ? IBV_SEND_SIGNALED : 0), 0);
+	expect_wc(&e, s, 503, IBV_WC_RDMA_WRITE, 0, -1,
+		  "the signaled WRITE after three unsignaled ones");
+	CHECK(!memcmp(r->buf + 1024, s->buf, 256),
+	      "four WRITEs, three unsignaled: data");
+	{
+		struct ibv_wc wc;
+
+		CHECK(ibv_poll_cq(s->cq, 1, &wc) == 0,
+		      "no completion for the unsignaled WRITEs");
+	}
+
+	/* UC has no READ and no atomics: EINVAL, nothing posted */
+	CHECK_ERRNO(post_op(&e, IBV_WR_RDMA_READ, 9, 0, 64, 0, 0,
+			    IBV_SEND_SIGNALED), EINVAL);
+	if (!ex) {
+		struct ibv_sge sge = { (uintptr_t)s->buf, 8, s->mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 10, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.atomic = { .remote_addr = (uintptr_t)r->buf,
+				       .rkey = r->mr->rkey, .compare_add = 1 },
+		}, *bad = NULL;
+
+		CHECK_ERRNO(ibv_post_send(s->qp, &wr, &bad), EINVAL);
+		CHECK(bad == &wr, "the atomic is the bad WR");
+	}
+	CHECK(!emu_quiesce(10000), "device quiet");
+	{
+		struct ibv_wc wc;
+
+		CHECK(ibv_poll_cq(s->cq, 1, &wc) == 0 &&
+		      ibv_poll_cq(r->cq, 1, &wc) == 0,
+		      "no completion for the refused WRs");
+	}
+	/* still usable: one more SEND */
+	fill(s->buf, 100, 99);
+	CHECK_ERRNO(post_recv(r, 600, 0, 4096), 0);
+	CHECK_ERRNO(post_op(&e, IBV_WR_SEND, 601, 0, 100, 0, 0,
+			    IBV_SEND_SIGNALED), 0);
+	expect_wc(&e, s, 601, IBV_WC_SEND, 100, -1, "SEND after the refusals");
+	expect_wc(&e, r, 600, IBV_WC_RECV, 100, -1, "SEND after the refusals");
+	CHECK_ERRNO(ibv_destroy_qp(s->qp), 0);
+	s->qp = NULL;
+out:
+	env_close(&e);
+}
+
+/* ib_modify_qp_is_ok() for UC: the RC-only attributes are refused */
+static void uc_modify(void)
+{
+	struct ibv_qp_attr a;
+	struct env e;
+	struct ibv_qp *qp;
+
+	memset(&e, 0, sizeof(e));
+	e.type = IBV_QPT_UC;
+	e.ctx = open_rnic();
+	e.gid_index = e.ctx ? find_gid(&e) : -1;
+	e.pd = e.ctx ? ibv_alloc_pd(e.ctx) : NULL;
+	e.s[0].cq = e.ctx ? ibv_create_cq(e.ctx, 16, NULL, NULL, 0) : NULL;
+	CHECK(e.pd && e.s[0].cq && e.gid_index >= 0, "device, PD, CQ, GID");
+	if (!e.pd || !e.s[0].cq || e.gid_index < 0)
+		goto out;
+	qp = e.s[0].qp = make_qp(&e, e.s[0].cq);
+	CHECK(qp, "UC QP");
+	if (!qp)
+		goto out;
+	CHECK_ERRNO(to_init(&e, qp), 0);
+	/* INIT -> RTR with RC's max_dest_rd_atomic and min_rnr_timer */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = e.mtu;
+	a.dest_qp_num = qp->qp_num;
+	a.ah_attr = (struct ibv_ah_attr){ .is_global = 1, .port_num = 1,
+		.grh = { .dgid = e.gid, .sgid_index = (uint8_t)e.gid_index,
+			 .hop_limit = 64 } };
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC),
+		    EINVAL);
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MIN_RNR_TIMER),
+		    EINVAL);
+	/* without the required RQ PSN */
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN), EINVAL);
+	CHECK_ERRNO(to_rtr(&e, qp, qp->qp_num, 0), 0);
+	/* RTR -> RTS with RC's timeout, retry counts, rd_atomic */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				  IBV_QP_TIMEOUT), EINVAL);
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY), EINVAL);
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				  IBV_QP_MAX_QP_RD_ATOMIC), EINVAL);
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
+	CHECK_ERRNO(to_rts(&e, qp, 0), 0);
+	CHECK(qp->state == IBV_QPS_RTS, "UC QP in RTS");
+	/* back to RESET and again */
+	a.qp_state = IBV_QPS_RESET;
+	CHECK_ERRNO(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	CHECK_ERRNO(to_init(&e, qp), 0);
+out:
+	env_close(&e);
+}
+
+/* ---- UC: lost packets --------------------------------------------------------------- */
+
+static int forge(struct side *s, uint8_t opcode, uint32_t psn,
+		 const void *data, uint32_t len, uint64_t va, uint32_t rkey,
+		 uint32_t dma_len, uint32_t imm)
+{
+	struct mana_emu_rc_pkt p = {
+		.opcode = opcode, .psn = psn, .payload = data,
+		.payload_len = len, .va = va, .rkey = rkey,
+		.dma_len = dma_len, .imm = imm,
+	};
+
+	return emu_forge ? emu_forge(s->qp->qp_num, &p) : -ENOSYS;
+}
+
+static void uc_gap(void)
+{
+	struct env e;
+	struct side *s, *r;
+	uint8_t *a, *b, *c;
+	uint32_t mtu;
+	struct ibv_wc wc;
+	uint64_t va;
+
+	if (env_open(&e, IBV_QPT_UC, false))
+		goto out;
+	s = &e.s[0];
+	r = &e.s[1];
+	mtu = 128u << e.mtu;
+	a = malloc(mtu);
+	b = malloc(mtu);
+	c = malloc(mtu);
+	if (!a || !b || !c)
+		goto free;
+	memset(a, 0xaa, mtu);
+	memset(b, 0xbb, mtu);
+	memset(c, 0xcc, mtu);
+	CHECK_ERRNO(post_recv(r, 1, 0, 4 * mtu), 0);
+	CHECK_ERRNO(post_recv(r, 2, 4 * mtu, 4 * mtu), 0);
+
+	/* SEND: FIRST at 0x100, the MIDDLE at 0x101 lost, LAST at 0x102 */
+	CHECK_ERRNO(forge(s, 0x20, 0x100, a, mtu, 0, 0, 0, 0), 0);
+	CHECK_ERRNO(forge(s, 0x22, 0x102, b, 100, 0, 0, 0, 0), 0);
+	/* a MIDDLE of nothing, then an ONLY at a PSN never expected */
+	CHECK_ERRNO(forge(s, 0x21, 0x103, b, mtu, 0, 0, 0, 0), 0);
+	CHECK_ERRNO(forge(s, 0x24, 0x200, c, 50, 0, 0, 0, 0), 0);
+	CHECK(!emu_quiesce(10000), "device quiet");
+	CHECK(wait_wc(r->cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == 1 && wc.byte_len == 50 &&
+	      wc.opcode == IBV_WC_RECV,
+	      "the SEND with a gap is dropped, its receive WQE takes the next (wr_id %llu, %u bytes)",
+	      (unsigned long long)wc.wr_id, wc.byte_len);
+	CHECK(r->buf[0] == 0xcc && r->buf[49] == 0xcc,
+	      "the ONLY after the gap landed");
+
+	/* WRITE: FIRST lands, LAST after a gap is dropped */
+	va = (uintptr_t)r->buf + 16 * mtu;
+	CHECK_ERRNO(forge(s, 0x26, 0x201, a, mtu, va, r->mr->rkey, 3 * mtu, 0),
+		    0);
+	CHECK_ERRNO(forge(s, 0x28, 0x203, b, mtu, 0, 0, 0, 0), 0);
+	/* a WRITE_ONLY_IMM with a bad rkey: dropped silently */
+	CHECK_ERRNO(forge(s, 0x2b, 0x204, c, 8, va, r->mr->rkey ^ 0x80, 8,
+			  0x5555), 0);
+	/* then a good one: the second receive WQE */
+	CHECK_ERRNO(forge(s, 0x2b, 0x205, c, 8, va + 8 * mtu, r->mr->rkey, 8,
+			  0x1234), 0);
+	CHECK(!emu_quiesce(10000), "device quiet");
+	CHECK(wait_wc(r->cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == 2 && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      be32toh(wc.imm_data) == 0x1234,
+	      "only the good WRITE_ONLY_IMM completes (wr_id %llu imm %#x)",
+	      (unsigned long long)wc.wr_id, be32toh(wc.imm_data));
+	CHECK(r->buf[16 * mtu] == 0xaa && r->buf[17 * mtu - 1] == 0xaa &&
+	      r->buf[18 * mtu] == 0 && r->buf[24 * mtu] == 0xcc,
+	      "the WRITE's first packet stays, its LAST after the gap did not land");
+	CHECK(ibv_poll_cq(r->cq, 1, &wc) == 0 && ibv_poll_cq(s->cq, 1, &wc) == 0,
+	      "no other completion, no error");
+	/* the QPs are fine: a real SEND both ways of the API */
+	CHECK_ERRNO(post_recv(r, 3, 0, 4096), 0);
+	fill(s->buf, 300, 3);
+	CHECK_ERRNO(post_op(&e, IBV_WR_SEND, 4, 0, 300, 0, 0,
+			    IBV_SEND_SIGNALED), 0);
+	expect_wc(&e, s, 4, IBV_WC_SEND, 300, -1, "SEND after the gaps");
+	expect_wc(&e, r, 3, IBV_WC_RECV, 300, -1, "SEND after the gaps");
+	CHECK(!memcmp(r->buf, s->buf, 300), "its data");
+free:
+	free(a);
+	free(b);
+	free(c);
+out:
+	env_close(&e);
+}
+
+#define LOSS_MSGS 300
+
+/* Under --fault=drop-roce=N: whole messages or none. */
+static void uc_loss(void)
+{
+	uint32_t mtu, len, i, got = 0, sent = 0;
+	struct env e;
+	struct side *s, *r;
+	struct ibv_wc wc;
+
+	if (env_open(&e, IBV_QPT_UC, false))
+		goto out;
+	s = &e.s[0];
+	r = &e.s[1];
+	mtu = 128u << e.mtu;
+	len = 3 * mtu - 7;
+	/* more receives than messages, each 4 MTUs */
+	for (i = 0; i < DEPTH; i++)
+		CHECK_ERRNO(post_recv(r, i, i * 4 * mtu % (BUF_SIZE / 2), 4 * mtu),
+			    0);
+	for (i = 0; i < LOSS_MSGS; i++) {
+		uint32_t off = BUF_SIZE / 2;
+
+		/* the message's number in its first bytes, then a pattern */
+		fill(s->buf + off, len, i);
+		memcpy(s->buf + off, &i, sizeof(i));
+		CHECK_ERRNO(post_op(&e, IBV_WR_SEND, i, off, len, 0, 0,
+				    IBV_SEND_SIGNALED), 0);
+		CHECK(wait_wc(s->cq, &wc, 1) == 1 &&
+		      wc.status == IBV_WC_SUCCESS && wc.wr_id == i,
+		      "UC SEND %u completes once sent (status %d)", i,
+		      wc.status);
+		sent++;
+		CHECK(!emu_quiesce(10000), "device quiet");
+		while (ibv_poll_cq(r->cq, 1, &wc) == 1) {
+			uint32_t id, slot = (uint32_t)wc.wr_id;
+			uint8_t *p = r->buf + slot * 4 * mtu % (BUF_SIZE / 2);
+			uint8_t want[4096 * 3];
+
+			memcpy(&id, p, sizeof(id));
+			fill(want, len, id);
+			memcpy(want, &id, sizeof(id));
+			CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == len &&
+			      id <= i && !memcmp(p, want, len),
+			      "received message %u is whole (status %d, %u bytes)",
+			      id, wc.status, wc.byte_len);
+			got++;
+			CHECK_ERRNO(post_recv(r, slot, slot * 4 * mtu % (BUF_SIZE / 2),
+					      4 * mtu), 0);
+		}
+	}
+	printf("# %u UC SENDs of %u bytes: %u received whole, %u lost a packet\n",
+	       sent, len, got, sent - got);
+	CHECK(got < sent && got > 0,
+	      "some messages lost a packet and were dropped (%u of %u arrived)",
+	      got, sent);
+out:
+	env_close(&e);
+}
+
+static void uc_old(void)
+{
+	struct ibv_context *ctx = open_rnic();
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	struct ibv_cq *cq = ctx ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_UC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	double t0;
+
+	CHECK(pd && cq, "device, PD, CQ");
+	if (!pd || !cq)
+		goto out;
+	ia.send_cq = ia.recv_cq = cq;
+	t0 = now();
+	errno = 0;
+	CHECK(!ibv_create_qp(pd, &ia) && errno == EOPNOTSUPP,
+	      "UC QP before 7.2: EOPNOTSUPP (%s)", strerror(errno));
+	printf("# the refused UC create took %.0f us\n", (now() - t0) * 1e6);
+out:
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
+
+	emu_quiesce_fn = (int (*)(int))dlsym(RTLD_DEFAULT, "mana_emu_quiesce");
+	emu_forge = (int (*)(uint32_t, const struct mana_emu_rc_pkt *))
+		dlsym(RTLD_DEFAULT, MANA_EMU_RC_FORGE_SYM);
+	CHECK(emu_quiesce_fn && emu_forge, "the emulator's test API");
 
 	if (!strcmp(c, "mw"))
 		case_mw();
 	else if (!strcmp(c, "mw_old"))
 		case_mw_old();
+	else if (!strcmp(c, "uc")) {
+		uc_traffic(false);
+		uc_modify();
+	} else if (!strcmp(c, "uc_ex"))
+		uc_traffic(true);
+	else if (!strcmp(c, "uc_gap"))
+		uc_gap();
+	else if (!strcmp(c, "uc_loss"))
+		uc_loss();
+	else if (!strcmp(c, "uc_old"))
+		uc_old();
 	else {
-		fprintf(stderr, "usage: %s mw|mw_old\n", argv[0]);
+		fprintf(stderr, "usage: %s mw|mw_old|uc|uc_ex|uc_gap|uc_loss|uc_old\n",
+			argv[0]);
 		return 2;
 	}
 	return check_done();
