@@ -25,6 +25,10 @@
  *                          every send completes, every message received is
  *                          whole, the ones that lost a packet never arrive
  *   test_verbs_uc uc_old   (before 7.2) ibv_create_qp UC: EOPNOTSUPP
+ *   test_verbs_uc uc2vm victim|attacker
+ *                          two VMs on the socket wire (test_rc_attack.sh):
+ *                          SEND, SEND_WITH_IMM, WRITE, WRITE_WITH_IMM from
+ *                          the "attacker" (requester) to the "victim"
  */
 #include <endian.h>
 #include <errno.h>
@@ -921,6 +925,157 @@ out:
 		ibv_close_device(ctx);
 }
 
+/* ---- UC between two VMs (tests/test_rc_attack.sh: fds 3 in, 4 out) ---------------- */
+
+static FILE *peer_in, *peer_out;
+
+static void say(const char *w)
+{
+	fprintf(peer_out, "%s\n", w);
+	fflush(peer_out);
+}
+
+static int hear(const char *w)
+{
+	char line[64];
+
+	if (!fgets(line, sizeof(line), peer_in))
+		return -1;
+	line[strcspn(line, "\n")] = 0;
+	return strcmp(line, w) ? -1 : 0;
+}
+
+/*
+ * "victim": the responder (receives SEND, SEND_WITH_IMM, WRITE_WITH_IMM
+ * and a WRITE into its buffer); "attacker": the requester.  Data patterns
+ * are known to both from the message number.
+ */
+static void uc_two_vms(bool responder)
+{
+	static const enum ibv_wr_opcode ops[4] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM,
+	};
+	struct env e;
+	struct side *me;
+	uint32_t mtu, len[4], i, pqpn, prkey;
+	unsigned long long pva;
+	char hex[40];
+	union ibv_gid pgid;
+	unsigned int k, b;
+
+	memset(&e, 0, sizeof(e));
+	e.type = IBV_QPT_UC;
+	peer_in = fdopen(3, "r");
+	peer_out = fdopen(4, "w");
+	CHECK(peer_in && peer_out, "peer channel on fds 3 and 4");
+	e.ctx = open_rnic();
+	e.gid_index = e.ctx ? find_gid(&e) : -1;
+	e.pd = e.ctx ? ibv_alloc_pd(e.ctx) : NULL;
+	me = &e.s[0];
+	me->cq = e.ctx ? ibv_create_cq(e.ctx, 64, NULL, NULL, 0) : NULL;
+	me->buf = aligned_alloc(4096, BUF_SIZE);
+	CHECK(peer_in && peer_out && e.gid_index >= 0 && e.pd && me->cq &&
+	      me->buf, "device, GID, PD, CQ, buffer");
+	if (!peer_in || !peer_out || e.gid_index < 0 || !e.pd || !me->cq ||
+	    !me->buf)
+		goto out;
+	memset(me->buf, 0, BUF_SIZE);
+	me->mr = ibv_reg_mr(e.pd, me->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_WRITE);
+	me->qp = me->mr ? make_qp(&e, me->cq) : NULL;
+	CHECK(me->qp, "UC QP: %s", strerror(errno));
+	if (!me->qp)
+		goto out;
+	CHECK_ERRNO(to_init(&e, me->qp), 0);
+	fprintf(peer_out, "%u %llu %u ", me->qp->qp_num,
+		(unsigned long long)(uintptr_t)me->buf, me->mr->rkey);
+	for (k = 0; k < 16; k++)
+		fprintf(peer_out, "%02x", e.gid.raw[k]);
+	fprintf(peer_out, "\n");
+	fflush(peer_out);
+	CHECK(fscanf(peer_in, "%u %llu %u %32s", &pqpn, &pva, &prkey, hex) == 4 &&
+	      fgetc(peer_in) == '\n', "the peer's QP, buffer and GID");
+	for (k = 0; k < 16 && sscanf(hex + 2 * k, "%2x", &b) == 1; k++)
+		pgid.raw[k] = (uint8_t)b;
+	e.gid = pgid;		/* to_rtr() aims at e.gid */
+	CHECK_ERRNO(to_rtr(&e, me->qp, pqpn, 0x300), 0);
+	CHECK_ERRNO(to_rts(&e, me->qp, 0x300), 0);
+	mtu = 128u << e.mtu;
+	len[0] = 100;
+	len[1] = 3 * mtu;
+	len[2] = 2 * mtu + 5;
+	len[3] = 0;
+	if (responder) {
+		struct ibv_wc wc;
+		static const uint32_t want_len[3] = { 0, 1, 3 };
+
+		for (i = 0; i < 3; i++)
+			CHECK_ERRNO(post_recv(me, i, i * 4 * mtu, 4 * mtu), 0);
+		say("ready");
+		CHECK(!hear("sent"), "the requester sent");
+		for (i = 0; i < 3; i++) {
+			CHECK(wait_wc(me->cq, &wc, 1) == 1 &&
+			      wc.status == IBV_WC_SUCCESS && wc.wr_id == i &&
+			      wc.byte_len == len[want_len[i]],
+			      "receive %u: status %d wr_id %llu %u bytes", i,
+			      wc.status, (unsigned long long)wc.wr_id,
+			      wc.byte_len);
+			if (i)
+				CHECK((wc.wc_flags & IBV_WC_WITH_IMM) &&
+				      be32toh(wc.imm_data) == 0xabc0 + want_len[i],
+				      "receive %u: immediate", i);
+		}
+		for (i = 0; i < 2; i++) {
+			uint8_t *want = malloc(len[i]);
+
+			if (want)
+				fill(want, len[i], i);
+			CHECK(want && !memcmp(me->buf + i * 4 * mtu, want, len[i]),
+			      "SEND %u: data across the wire", i);
+			free(want);
+		}
+		{
+			uint8_t *want = malloc(len[2]);
+
+			if (want)
+				fill(want, len[2], 2);
+			CHECK(want && !memcmp(me->buf + BUF_SIZE / 2, want, len[2]),
+			      "WRITE: data across the wire");
+			free(want);
+		}
+		CHECK(ibv_poll_cq(me->cq, 1, &wc) == 0, "nothing else");
+		say("ok");
+	} else {
+		struct ibv_wc wc;
+
+		e.s[1].mr = NULL;
+		CHECK(!hear("ready"), "the responder is ready");
+		for (k = 0; k < 4; k++) {
+			struct ibv_sge sge = { (uintptr_t)me->buf + k * 4 * mtu,
+					       len[k], me->mr->lkey };
+			struct ibv_send_wr wr = {
+				.wr_id = k, .sg_list = &sge, .num_sge = 1,
+				.opcode = ops[k], .send_flags = IBV_SEND_SIGNALED,
+				.imm_data = htobe32(0xabc0 + k),
+				.wr.rdma = { .remote_addr = pva + BUF_SIZE / 2,
+					     .rkey = prkey },
+			}, *bad;
+
+			fill(me->buf + k * 4 * mtu, len[k], k);
+			CHECK_ERRNO(ibv_post_send(me->qp, &wr, &bad), 0);
+		}
+		for (k = 0; k < 4; k++)
+			CHECK(wait_wc(me->cq, &wc, 1) == 1 &&
+			      wc.status == IBV_WC_SUCCESS && wc.wr_id == k,
+			      "UC WR %u sent (status %d)", k, wc.status);
+		say("sent");
+		CHECK(!hear("ok"), "the responder checked everything");
+	}
+out:
+	env_close(&e);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -945,6 +1100,8 @@ int main(int argc, char **argv)
 		uc_loss();
 	else if (!strcmp(c, "uc_old"))
 		uc_old();
+	else if (!strcmp(c, "uc2vm") && argc > 2)
+		uc_two_vms(!strcmp(argv[2], "victim"));
 	else {
 		fprintf(stderr, "usage: %s mw|mw_old|uc|uc_ex|uc_gap|uc_loss|uc_old\n",
 			argv[0]);
