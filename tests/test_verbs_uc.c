@@ -364,6 +364,13 @@ static void case_mw(void)
 		}, *bad = NULL;
 
 		CHECK_ERRNO(ibv_bind_mw(e.s[1].qp, mw1, &b), EOPNOTSUPP);
+		/* an MR without MW_BIND, a range beyond the MR: no bind either */
+		b.bind_info.mr = e.s[1].mr;
+		CHECK_ERRNO(ibv_bind_mw(e.s[1].qp, mw1, &b), EOPNOTSUPP);
+		b.bind_info.mr = bmr;
+		b.bind_info.length = 2 * BUF_SIZE;
+		CHECK_ERRNO(ibv_bind_mw(e.s[1].qp, mw1, &b), EOPNOTSUPP);
+		b.bind_info.length = 4096;
 		CHECK_ERRNO(ibv_post_send(e.s[1].qp, &wr, &bad), EINVAL);
 		CHECK(bad == &wr, "IBV_WR_BIND_MW is the bad WR");
 		/* libibverbs' own checks come first */
