@@ -15,7 +15,8 @@
  *                          and RDMA WRITE_WITH_IMM of 0 to 3 MTUs, data and
  *                          completions checked; unsignaled sends; READ and
  *                          atomics EINVAL; the RC-only modify attributes
- *                          EINVAL; destroy
+ *                          EINVAL; destroy; an RC and a UC pair sharing
+ *                          their CQs
  *   test_verbs_uc uc_ex    the same through ibv_wr_* and the extended CQ
  *   test_verbs_uc uc_gap   forged UC packets with gaps in their PSNs: the
  *                          message being received is dropped (a SEND's
@@ -749,6 +750,81 @@ out:
 	env_close(&e);
 }
 
+/* An RC pair and a UC pair on the same two CQs: completions find their QP. */
+static void uc_mixed(void)
+{
+	struct ibv_qp *u0 = NULL, *u1 = NULL;
+	struct ibv_wc wc[8];
+	struct env e;
+	unsigned int i, n, seen = 0;
+
+	if (env_open(&e, IBV_QPT_RC, false))
+		goto out;
+	e.type = IBV_QPT_UC;
+	u0 = make_qp(&e, e.s[0].cq);
+	u1 = make_qp(&e, e.s[1].cq);
+	CHECK(u0 && u1, "UC QPs on the RC QPs' CQs: %s", strerror(errno));
+	if (!u0 || !u1)
+		goto out;
+	CHECK_ERRNO(to_init(&e, u0), 0);
+	CHECK_ERRNO(to_init(&e, u1), 0);
+	CHECK_ERRNO(to_rtr(&e, u0, u1->qp_num, 0x500), 0);
+	CHECK_ERRNO(to_rtr(&e, u1, u0->qp_num, 0x500), 0);
+	CHECK_ERRNO(to_rts(&e, u0, 0x500), 0);
+	CHECK_ERRNO(to_rts(&e, u1, 0x500), 0);
+	fill(e.s[0].buf, 8192, 5);
+	for (i = 0; i < 4; i++) {
+		struct ibv_sge rsge = { (uintptr_t)e.s[1].buf + 8192 + i * 1024,
+					1024, e.s[1].mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 200 + i, .sg_list = &rsge,
+					   .num_sge = 1 }, *rbad;
+		struct ibv_sge sge = { (uintptr_t)e.s[0].buf + i * 1024, 1000,
+				       e.s[0].mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 100 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+		struct ibv_qp *tx = i & 1 ? u0 : e.s[0].qp;
+		struct ibv_qp *rx = i & 1 ? u1 : e.s[1].qp;
+
+		CHECK_ERRNO(ibv_post_recv(rx, &rwr, &rbad), 0);
+		CHECK_ERRNO(ibv_post_send(tx, &wr, &bad), 0);
+	}
+	n = (unsigned int)wait_wc(e.s[0].cq, wc, 4);
+	CHECK(n == 4, "four send completions on the shared CQ (%u)", n);
+	for (i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)wc[i].wr_id - 100;
+
+		CHECK(k < 4 && wc[i].status == IBV_WC_SUCCESS &&
+		      wc[i].opcode == IBV_WC_SEND &&
+		      wc[i].qp_num == (k & 1 ? u0 : e.s[0].qp)->qp_num,
+		      "send %u: status %d on QP %u", k, wc[i].status,
+		      wc[i].qp_num);
+		seen |= 1u << (k & 3);
+	}
+	n = (unsigned int)wait_wc(e.s[1].cq, wc, 4);
+	CHECK(n == 4, "four receive completions on the shared CQ (%u)", n);
+	for (i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)wc[i].wr_id - 200;
+
+		CHECK(k < 4 && wc[i].status == IBV_WC_SUCCESS &&
+		      wc[i].byte_len == 1000 &&
+		      wc[i].qp_num == (k & 1 ? u1 : e.s[1].qp)->qp_num &&
+		      !memcmp(e.s[1].buf + 8192 + k * 1024,
+			      e.s[0].buf + k * 1024, 1000),
+		      "receive %u: status %d on QP %u, data", k, wc[i].status,
+		      wc[i].qp_num);
+		seen |= 16u << (k & 3);
+	}
+	CHECK(seen == 0xff, "every WR completed once (%#x)", seen);
+out:
+	if (u0)
+		ibv_destroy_qp(u0);
+	if (u1)
+		ibv_destroy_qp(u1);
+	env_close(&e);
+}
+
 /* ---- UC: lost packets --------------------------------------------------------------- */
 
 static int forge(struct side *s, uint8_t opcode, uint32_t psn,
@@ -1099,6 +1175,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "uc")) {
 		uc_traffic(false);
 		uc_modify();
+		uc_mixed();
 	} else if (!strcmp(c, "uc_ex"))
 		uc_traffic(true);
 	else if (!strcmp(c, "uc_gap"))
