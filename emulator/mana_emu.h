@@ -132,7 +132,7 @@ int mana_emu_rc_qp_event(uint32_t qpn, int event_type);
  * -EINVAL (the encoder refused it).
  */
 struct mana_emu_rc_pkt {
-	uint8_t opcode;			/* BTH opcode, RC (0x00 to 0x11) */
+	uint8_t opcode;			/* BTH opcode: RC 0x00-0x11, UC 0x20-0x2b */
 	uint8_t ack_req;		/* BTH A bit */
 	uint8_t syndrome;		/* AETH (ACK, acknowledge packets) */
 	uint32_t psn;			/* 24 bits */

@@ -12,8 +12,10 @@
  * right: the decoder's rejections).  kind & 1: a packet described field
  * by field and encoded here with a valid ICRC, its PSN relative to the
  * responder's expected PSN or the requester's window, its rkey one of
- * the MRs' or any, so that the engine itself is reached.  The QP is made
- * again for every input: a crash reproduces from its input alone.
+ * the MRs' or any, so that the engine itself is reached.  kind & 2 aims
+ * the packet at a second QP, a UC one (its opcodes 0x20..0x2b, no ACKs,
+ * PSN gaps drop the message) with its own receive and send WQEs.  The QPs
+ * are made again for every input: a crash reproduces from its input alone.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +43,7 @@
 #define CQ_ENTRIES	64u
 #define RING_OFF	0x62000u	/* four 16 KiB rings */
 #define RING_SIZE	0x4000u
+#define UC_RING_OFF	0x72000u	/* the UC QP's four rings */
 #define IOVA_A		0x100000000ull
 #define IOVA_B		0x200000000ull
 #define KEY_A		0x00123456u
@@ -99,9 +102,12 @@ static void cq_init(struct emu_hwq *cq, uint32_t off)
 	memset(fuzz_arena() + off, 0, cq->size);
 }
 
+static bool making_uc;
+
 static uint64_t ring_va(enum emu_rc_queue q)
 {
-	return FUZZ_ARENA_BASE + RING_OFF + (uint64_t)q * RING_SIZE;
+	return FUZZ_ARENA_BASE + (making_uc ? UC_RING_OFF : RING_OFF) +
+	       (uint64_t)q * RING_SIZE;
 }
 
 /* Post @w on ring @q at byte @pos; the doorbell makes the device see it. */
@@ -157,25 +163,31 @@ static void recv_wqe(uint32_t *pos, uint32_t id, enum emu_rc_queue q,
 	*pos = post(id, q, *pos, GDMA_RQ, &w, GDMA_DB_RQ);
 }
 
-/* A QP in RTS towards itself (its own link-local GID: no neighbour asked). */
-static struct emu_rc_qp_hw *qp_make(uint32_t ids[EMU_RC_QUEUES])
+/*
+ * A QP in RTS towards itself (its own link-local GID: no neighbour asked);
+ * @uc: a UC QP (its rings elsewhere, the CQs shared, no READ).
+ */
+static struct emu_rc_qp_hw *qp_make(uint32_t ids[EMU_RC_QUEUES], bool uc)
 {
 	struct emu_rc_create_req req = {
 		.pd = PD, .send_cq = &scq, .recv_cq = &rcq, .port = 1,
 		.max_send_wr = 16, .max_recv_wr = 16,
-		.max_send_sge = 1, .max_recv_sge = 1,
+		.max_send_sge = 1, .max_recv_sge = 1, .uc = uc,
 	};
 	struct emu_rc_attr a = { 0 };
 	struct emu_rc_qp_hw *qp;
 	uint32_t sq = 0, rq = 0, rr = 0;
 	unsigned int i;
 
+	making_uc = uc;
 	for (i = 0; i < EMU_RC_QUEUES; i++) {
 		req.buf[i] = ring_va(i);
-		req.size[i] = RING_SIZE;
+		req.size[i] = uc && i == EMU_RC_RQ_REQUESTER ? 0 : RING_SIZE;
 	}
-	cq_init(&scq, CQ_OFF);
-	cq_init(&rcq, CQ_OFF + CQ_ENTRIES * GDMA_CQE_SIZE);
+	if (!uc) {
+		cq_init(&scq, CQ_OFF);
+		cq_init(&rcq, CQ_OFF + CQ_ENTRIES * GDMA_CQE_SIZE);
+	}
 	FUZZ_CHECK(!emu_rc_qp_hw_create(&req, &qp, ids));
 	a.state = EMU_RC_INIT;
 	a.access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -211,18 +223,22 @@ static struct emu_rc_qp_hw *qp_make(uint32_t ids[EMU_RC_QUEUES])
 		 IOVA_A + 0x12000, 64);
 	send_wqe(&sq, ids[EMU_RC_SQ_REQUESTER], MANA_WQE_WRITE, SQ_PSN,
 		 IOVA_A, 0x2000, 0x5000);
-	recv_wqe(&rr, ids[EMU_RC_RQ_REQUESTER], EMU_RC_RQ_REQUESTER,
-		 SQ_PSN + 8, IOVA_A + 0x20000, 0x1000);
-	send_wqe(&sq, ids[EMU_RC_SQ_REQUESTER], MANA_WQE_READ, SQ_PSN + 8,
-		 IOVA_A + 0x20000, 0x1000, 0x9000);
-	send_wqe(&sq, ids[EMU_RC_SQ_REQUESTER], MANA_WQE_RC_SEND, SQ_PSN + 12,
-		 IOVA_A + 0x30000, 100, 0);
+	if (!uc) {
+		recv_wqe(&rr, ids[EMU_RC_RQ_REQUESTER], EMU_RC_RQ_REQUESTER,
+			 SQ_PSN + 8, IOVA_A + 0x20000, 0x1000);
+		send_wqe(&sq, ids[EMU_RC_SQ_REQUESTER], MANA_WQE_READ,
+			 SQ_PSN + 8, IOVA_A + 0x20000, 0x1000, 0x9000);
+	}
+	send_wqe(&sq, ids[EMU_RC_SQ_REQUESTER], MANA_WQE_RC_SEND,
+		 uc ? SQ_PSN + 8 : SQ_PSN + 12, IOVA_A + 0x30000, 100, 0);
+	making_uc = false;
 	emu_rc_work();
 	return qp;
 }
 
 /* A packet field by field, with a valid ICRC: the engine's input. */
-static size_t craft(struct fuzz_in *in, uint32_t qpn, uint8_t *f, size_t cap)
+static size_t craft(struct fuzz_in *in, uint32_t qpn, bool uc, uint8_t *f,
+		    size_t cap)
 {
 	static uint8_t payload[ROCE_MAX_MTU];
 	uint8_t sel = fuzz_u8(in), op = fuzz_u8(in);
@@ -238,8 +254,8 @@ static size_t craft(struct fuzz_in *in, uint32_t qpn, uint8_t *f, size_t cap)
 	memcpy(p.dgid, gid0, 16);
 	emu_dev_port_mac(1, p.dmac);
 	memcpy(p.smac, p.dmac, 6);
-	/* the RC opcodes, now and then any */
-	p.opcode = sel & 0x80 ? op : op % 0x12;
+	/* the QP's transport's opcodes, now and then any */
+	p.opcode = sel & 0x80 ? op : uc ? ROCE_UC + op % 0x0c : op % 0x12;
 	p.ack_req = sel & 1;
 	p.se = sel & 2;
 	p.dqpn = sel & 4 ? fuzz_u32(in) & ROCE_QPN_MASK : qpn;
@@ -292,19 +308,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t f[ROCE_MAX_FRAME + 64];
 	struct fuzz_in in = { data, size };
-	uint32_t ids[EMU_RC_QUEUES];
-	struct emu_rc_qp_hw *qp;
+	uint32_t ids[EMU_RC_QUEUES], uc_ids[EMU_RC_QUEUES];
+	struct emu_rc_qp_hw *qp, *uc;
 	unsigned int n = 0;
 
 	setup_once();
 	pthread_mutex_lock(&emu.lock);
-	qp = qp_make(ids);
+	qp = qp_make(ids, false);
+	uc = qp_make(uc_ids, true);
 	while (in.left && n++ < 64) {
 		uint8_t kind = fuzz_u8(&in);
 		size_t len;
 
 		if (kind & 1) {
-			len = craft(&in, ids[EMU_RC_RQ_RESPONDER], f,
+			len = craft(&in, kind & 2 ? uc_ids[EMU_RC_RQ_RESPONDER] :
+				    ids[EMU_RC_RQ_RESPONDER], kind & 2, f,
 				    sizeof(f));
 		} else {
 			len = fuzz_u16(&in) % sizeof(f);
@@ -314,7 +332,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			emu_rc_rx(1, f, len);
 		emu_rc_work();
 		(void)emu_rc_qp_hw_state(qp);
+		(void)emu_rc_qp_hw_state(uc);
 	}
+	emu_rc_qp_hw_destroy(uc);
 	emu_rc_qp_hw_destroy(qp);
 	pthread_mutex_unlock(&emu.lock);
 	return 0;

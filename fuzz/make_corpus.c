@@ -766,13 +766,16 @@ struct rpkt {
 
 static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
 
-/* sel: bit 0 A bit, bits 3-4 PSN base (0 responder's, 1 requester's), 5-6 MR */
-static void roce_rec(struct buf *b, const struct rpkt *r)
+/*
+ * sel: bit 0 A bit, bits 3-4 PSN base (0 responder's, 1 requester's), 5-6
+ * MR; @kind 1 for the RC QP, 3 for the UC QP (op then counts from 0x20)
+ */
+static void roce_rec_kind(struct buf *b, const struct rpkt *r, uint8_t kind)
 {
 	uint8_t pay[16];
 	uint32_t plen = r->plen & 0x8000 ? 1024 : r->plen;
 
-	put8(b, 1);
+	put8(b, kind);
 	put8(b, r->sel);
 	put8(b, r->op);
 	put8(b, (uint8_t)r->delta);
@@ -788,14 +791,20 @@ static void roce_rec(struct buf *b, const struct rpkt *r)
 	put(b, pay, plen < 16 ? plen : 16);
 }
 
-static void roce_seed(const char *name, const struct rpkt *r, size_t n)
+static void roce_seed_kind(const char *name, const struct rpkt *r, size_t n,
+			   uint8_t kind)
 {
 	struct buf b = { .n = 0 };
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		roce_rec(&b, &r[i]);
+		roce_rec_kind(&b, &r[i], kind);
 	save("roce", name, b.b, b.n);
+}
+
+static void roce_seed(const char *name, const struct rpkt *r, size_t n)
+{
+	roce_seed_kind(name, r, n, 1);
 }
 
 #define R_ACK	0x01		/* A bit, responder's PSN, MR A */
@@ -833,6 +842,21 @@ static void roce_seeds(void)
 		{ R_REQ, 0x0f, 11, 0x8000, 0, 2, 0x1f, 0 },
 		{ R_REQ, 0x11, 12, 0, 0, 3, 0x1f, 0 },
 	};
+	/* UC (op + 0x20): a SEND with a PSN gap, then an ONLY later on */
+	static const struct rpkt uc_send_gap[] = {
+		{ 0, 0x00, 0, 0x8000, 0, 0, 0, 0 },
+		{ 0, 0x01, 2, 0x8000, 0, 0, 0, 0 },
+		{ 0, 0x02, 3, 100, 0, 0, 0, 0 },
+		{ 0, 0x04, 10, 64, 0, 0, 0, 0 },
+		{ 0, 0x05, 11, 8, 0, 0, 0, 0 },
+	};
+	/* UC WRITEs: a whole one with immediate, one with a bad MR */
+	static const struct rpkt uc_writes[] = {
+		{ 0, 0x06, 0, 0x8000, 3072, 0, 0, 0x2000 },
+		{ 0, 0x07, 1, 0x8000, 0, 0, 0, 0 },
+		{ 0, 0x09, 2, 0x8000, 0, 0, 0, 0 },
+		{ R_MRB, 0x0b, 3, 16, 16, 0, 0, 0x100 },
+	};
 	static const struct rpkt naks[] = {
 		{ R_REQ, 0x11, 3, 0, 0, 0, 0x60, 0 },	/* PSN sequence error */
 		{ R_REQ, 0x11, 3, 0, 0, 0, 0x21, 0 },	/* RNR */
@@ -845,6 +869,8 @@ static void roce_seeds(void)
 	roce_seed("sends", sends, 4);
 	roce_seed("acks", acks, 6);
 	roce_seed("naks", naks, 3);
+	roce_seed_kind("uc-send-gap", uc_send_gap, 5, 3);
+	roce_seed_kind("uc-writes", uc_writes, 4, 3);
 }
 
 int main(int argc, char **argv)

@@ -1192,7 +1192,7 @@ static void mr_case(int access, bool ok, const char *what)
 /*
  * mana_ib's access bits by era: 6.2 local write, remote write and read
  * only; optional bits (relaxed ordering) ignored from 6.10; remote atomic
- * and zero-based from 6.16; MW_BIND with the MWs of 6.17.
+ * and zero-based from 6.16; MW_BIND with the MWs of 7.1.
  */
 static void test_mr_era(void)
 {
@@ -1204,7 +1204,7 @@ static void test_mr_era(void)
 		kver >= 6016, "remote atomic");
 	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ZERO_BASED, kver >= 6016,
 		"zero based");
-	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, kver >= 6017,
+	mr_case(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, kver >= 7001,
 		"MW bind");
 }
 

@@ -5,7 +5,8 @@
  * table (sysfs, the GID ioctls, and libibverbs' ibv_query_gid*), the RNIC
  * query attributes, RNIC CQs, RC QP create with its udata and cap rules,
  * every modify transition (good, missing or forbidden attribute, wrong
- * state, bad values), query, destroy, MRs with remote access.
+ * state, bad values), query, destroy, MRs with remote access; UC QP create
+ * and modify (7.2; EINVAL before).
  *
  * Usage: mana-emu --ports=2 --ip=10.1.2.3/24 --ip=fd00::5/64 \
  *            --ip=2:10.9.9.9/16 -- test_emu_rc_kernel [--write|--split]
@@ -1169,6 +1170,116 @@ static void test_split(void)
 	pd = rnic_pd;
 }
 
+/* ---- UC QPs (7.2) --------------------------------------------------------------- */
+
+/* A UC create: three queues of 4 pages at mem + @slot * 16 pages. */
+static int k_uc_create(uint32_t scq_h, uint32_t rcq_h, const void *udata,
+		       size_t len, uint32_t *handle, uint32_t *qpn,
+		       uint32_t ids[MANA_UC_QUEUE_COUNT])
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct mana_ib_create_uc_qp_resp drv;
+	} resp = {};
+	struct ib_uverbs_create_qp cmd = {
+		.response = (uintptr_t)&resp, .user_handle = 0xabd,
+		.pd_handle = pd, .send_cq_handle = scq_h,
+		.recv_cq_handle = rcq_h, .max_send_wr = 64, .max_recv_wr = 64,
+		.max_send_sge = 4, .max_recv_sge = 4, .qp_type = IBV_QPT_UC,
+	};
+	int ret;
+
+	ret = uv_write(fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd, sizeof(cmd),
+		       udata, len, sizeof(resp));
+	if (!ret) {
+		*handle = resp.core.qp_handle;
+		*qpn = resp.core.qpn;
+		memcpy(ids, resp.drv.queue_id, MANA_UC_QUEUE_COUNT * sizeof(*ids));
+	}
+	return ret;
+}
+
+static void uc_udata(struct mana_ib_create_uc_qp *u, unsigned int slot)
+{
+	unsigned int i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < MANA_UC_QUEUE_COUNT; i++) {
+		u->queue_buf[i] = (uintptr_t)mem + (slot * 16 + i * 4) * PAGE;
+		u->queue_size[i] = 4 * PAGE;
+	}
+}
+
+static void test_uc(void)
+{
+	struct {
+		struct mana_ib_create_uc_qp u;
+		uint64_t tail;
+	} big;
+	struct mana_ib_create_uc_qp u;
+	struct ib_uverbs_modify_qp m;
+	uint32_t h, qpn, ids[MANA_UC_QUEUE_COUNT];
+
+	uc_udata(&u, 5);
+	if (kver < 7002) {
+		/* mana_ib_create_qp()'s default before UC: EINVAL */
+		CHECK_ERRNO(k_uc_create(scq, rcq, &u, sizeof(u), &h, &qpn, ids),
+			    EINVAL);
+		return;
+	}
+	CHECK_ERRNO(k_uc_create(scq, rcq, &u, sizeof(u) - 4, &h, &qpn, ids),
+		    EINVAL);
+	u.comp_mask = 1;			/* no bit is known */
+	CHECK_ERRNO(k_uc_create(scq, rcq, &u, sizeof(u), &h, &qpn, ids),
+		    EOPNOTSUPP);
+	uc_udata(&big.u, 5);
+	big.tail = 1;				/* robust udata: a nonzero tail */
+	CHECK_ERRNO(k_uc_create(scq, rcq, &big, sizeof(big), &h, &qpn, ids),
+		    EOPNOTSUPP);
+	uc_udata(&u, 5);
+	u.queue_size[MANA_UC_SQ_MM] = 0;	/* every queue must be there */
+	CHECK_ERRNO(k_uc_create(scq, rcq, &u, sizeof(u), &h, &qpn, ids),
+		    EINVAL);
+	uc_udata(&u, 5);
+	u.queue_buf[MANA_UC_RQ_RESPONDER] += 64;	/* not page aligned */
+	CHECK_ERRNO(k_uc_create(scq, rcq, &u, sizeof(u), &h, &qpn, ids),
+		    EINVAL);
+	uc_udata(&u, 5);
+	if (!cq_by_device)
+		CHECK_ERRNO(k_uc_create(eth_cq, rcq, &u, sizeof(u), &h, &qpn,
+					ids), EINVAL);
+	big.tail = 0;				/* a zero tail is fine */
+	CHECK_ERRNO(k_uc_create(scq, rcq, &big, sizeof(big), &h, &qpn, ids), 0);
+	CHECK(qpn == ids[MANA_UC_RQ_RESPONDER] &&
+	      (ids[MANA_UC_SQ_REQUESTER] & 3) == 0 &&
+	      (ids[MANA_UC_RQ_RESPONDER] & 3) == 0 &&
+	      ids[MANA_UC_SQ_MM] != ids[MANA_UC_SQ_REQUESTER],
+	      "UC queue ids %#x %#x %#x, qpn %#x", ids[0], ids[1], ids[2], qpn);
+	qp_num_note(h, qpn);
+	/* ib_modify_qp_is_ok() for UC */
+	m = to_init();
+	CHECK_ERRNO(k_modify(h, &m), 0);
+	m = to_rtr(qpn);			/* RC's: rd_atomic, RNR timer */
+	CHECK_ERRNO(k_modify(h, &m), EINVAL);
+	m.attr_mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	missing_each(h, &m, "UC INIT->RTR");
+	CHECK_ERRNO(k_modify(h, &m), 0);
+	m = to_rts();				/* RC's: timeout, retries, rd_atomic */
+	CHECK_ERRNO(k_modify(h, &m), EINVAL);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT;
+	CHECK_ERRNO(k_modify(h, &m), EINVAL);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	missing_each(h, &m, "UC RTR->RTS");
+	CHECK_ERRNO(k_modify(h, &m), 0);
+	CHECK(qp_state(h) == IBV_QPS_RTS, "UC QP in RTS");
+	m = (struct ib_uverbs_modify_qp){ .attr_mask = IBV_QP_STATE |
+					  IBV_QP_ACCESS_FLAGS,
+					  .qp_state = IBV_QPS_RTS,
+					  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	CHECK_ERRNO(k_modify(h, &m), 0);	/* RTS -> RTS: access flags */
+	CHECK_ERRNO(k_destroy_qp(h), 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct mana_emu_counts end;
@@ -1211,6 +1322,7 @@ int main(int argc, char **argv)
 	test_create_ex_ioctl();
 	test_modify_path();
 	test_modify_ex();
+	test_uc();
 	test_mr();
 	if (!split)
 		test_raw_on_rnic_cq();

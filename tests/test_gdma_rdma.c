@@ -606,6 +606,9 @@ static const struct {
 	{ "ERROR vendor 0x3ff",
 	  { 0x22, 0xFF, 0x03, 0x00 },
 	  { .type = MANA_RDMA_CQE_ERROR, .vendor_error = 0x3FF } },
+	{ "UC send completion (UD_SEND, no fields)",
+	  { 0x01 },
+	  { .type = MANA_RDMA_CQE_UD_SEND } },
 };
 
 static void test_cqe_vectors(void)
@@ -691,7 +694,11 @@ static void test_cqe_bad(void)
 		struct mana_rdma_cqe cqe;
 	} enc_bad[] = {
 		{ "NOP", { .type = MANA_RDMA_CQE_NOP } },
-		{ "UD_SEND", { .type = MANA_RDMA_CQE_UD_SEND } },
+		{ "UD_SEND with a psn",
+		  { .type = MANA_RDMA_CQE_UD_SEND, .psn = 1 } },
+		{ "UD_SEND with a length",
+		  { .type = MANA_RDMA_CQE_UD_SEND, .msg_len = 1 } },
+		{ "UD_SEND_IMM", { .type = MANA_RDMA_CQE_UD_SEND_IMM } },
 		{ "LWR", { .type = MANA_RDMA_CQE_LWR } },
 		{ "type 35", { .type = 35 } },
 		{ "recv psn over 24 bits",
@@ -756,6 +763,11 @@ static void test_cqe_bad(void)
 	CHECK(cqe_decode_mut(5, 3, 0x80) == -EINVAL, "error dw0 bit 31");
 	CHECK(cqe_decode_mut(5, 15, 0x01) == -EINVAL, "error dw3 reserved");
 	CHECK(cqe_decode_mut(5, 19, 0x01) == -EINVAL, "error dw4 reserved");
+	/* vector 7: the UC send completion has no field at all */
+	CHECK(cqe_decode_mut(7, 1, 0x01) == -EINVAL, "UC send dw0 bit 8");
+	CHECK(cqe_decode_mut(7, 4, 0x01) == -EINVAL, "UC send dw1");
+	CHECK(cqe_decode_mut(7, 8, 0x01) == -EINVAL, "UC send dw2 (psn)");
+	CHECK(cqe_decode_mut(7, 16, 0x20) == -EINVAL, "UC send dw4");
 	/* in-range changes still decode */
 	CHECK(cqe_decode_mut(0, 15, 0x00) == 0 && cqe_decode_mut(5, 7, 0x20) == 0,
 	      "unmutated-equivalent vectors decode");

@@ -27,7 +27,7 @@ else
 	DEV=mana_0 ERRNO=ENODEV STRERR='No such device'
 fi
 VPORT="libmana: $DEV port 1: raw QP creation failed with $ERRNO: the network interface enP30832s1 is up and holds the vport. Fix: sudo ip link set dev enP30832s1 down"
-QPTYPE='libmana: mana_0: ibv_create_qp: QP type UD (4) is not supported by MANA (RAW_PACKET and RC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs'
+QPTYPE='libmana: mana_0: ibv_create_qp: QP type UD (4) is not supported by MANA (RAW_PACKET, RC and UC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs'
 DRIVERID="libmana: mana_0: the kernel reports driver id 19, not RDMA_DRIVER_MANA (20), for this MANA function: this libmana binds it, rdma-core's libmana would not. Fix: keep this libmana, or run a kernel whose mana_ib reports 20"
 
 # Three UD QPs and one UC QP in one process: each creation fails.

@@ -20,6 +20,10 @@
  *           the victim's QP stays in RTS and takes the next WRITE.
  *   rkey    the attacker's own first rkey is not valid on the victim:
  *           a WRITE with it gets IBV_WC_REM_ACCESS_ERR, nothing lands.
+ *   mw      (--kernel=newest) the victim hands out the rkey of a memory
+ *           window on its buffer's PD (MANA cannot bind one): a WRITE
+ *           through it gets IBV_WC_REM_ACCESS_ERR, nothing lands; the
+ *           victim deallocates it and the key still grants nothing.
  *
  * Usage: test_rc_attack CASE victim|attacker
  */
@@ -48,6 +52,7 @@ static union ibv_gid gid;
 static FILE *in, *out;
 static uint8_t *buf;
 static struct ibv_mr *mr;
+static struct ibv_mw *mw;
 
 /* What one side tells the other. */
 struct info {
@@ -101,6 +106,22 @@ static int recv_info(struct info *i)
 		i->gid.raw[k] = (uint8_t)b;
 	}
 	return 0;
+}
+
+/* mana_0: the RNIC in every era (from 6.16 manae_0 is the Ethernet one) */
+static struct ibv_context *open_rnic(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *c = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n && !c; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), "mana_0"))
+			c = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return c;
 }
 
 static struct ibv_qp *make_qp(void)
@@ -235,7 +256,7 @@ static void *tsym(const char *name)
 
 static void victim(const char *c)
 {
-	struct ibv_qp *qp = make_qp();
+	struct ibv_qp *qp = make_qp(), *qp2 = NULL;
 	struct info me = { 0 }, peer;
 	int (*quiesce)(int) = (int (*)(int))tsym("mana_emu_quiesce");
 
@@ -245,6 +266,15 @@ static void victim(const char *c)
 	me.gid = gid;
 	/* the rkey travels only where the peer is meant to have it */
 	me.rkey = strcmp(c, "rkey") ? mr->rkey : 0;
+	if (!strcmp(c, "mw")) {
+		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		CHECK(mw, "victim's memory window: %s", strerror(errno));
+		me.rkey = mw ? mw->rkey : 0;
+		/* the first refused WRITE puts qp in ERR: a second one */
+		qp2 = make_qp();
+		CHECK(qp2, "victim's second QP");
+		me.qpn2 = qp2 ? qp2->qp_num : 0;
+	}
 	send_info(&me);
 	CHECK(!recv_info(&peer), "attacker's info");
 	if (!strcmp(c, "ghost")) {
@@ -263,6 +293,9 @@ static void victim(const char *c)
 	}
 	CHECK(!connect_qp(qp, peer.qpn, &peer.gid, A_PSN, V_PSN, 14, 7),
 	      "victim connected");
+	if (qp2)
+		CHECK(!connect_qp(qp2, peer.qpn2, &peer.gid, A_PSN, V_PSN, 14,
+				  7), "victim's second QP connected");
 	say("ready");
 	if (!strcmp(c, "dereg")) {
 		int i;
@@ -299,7 +332,19 @@ static void victim(const char *c)
 		CHECK(!hear("done"), "attacker done");
 		CHECK(all_zero(buf, BUF_SIZE),
 		      "nothing landed through a guessed rkey");
+	} else if (!strcmp(c, "mw")) {
+		CHECK(!hear("done"), "attacker done");
+		CHECK(all_zero(buf, BUF_SIZE),
+		      "nothing landed through the window");
+		CHECK(mw && !ibv_dealloc_mw(mw), "window deallocated");
+		mw = NULL;
+		say("revoked");
+		CHECK(!hear("done"), "attacker done again");
+		CHECK(all_zero(buf, BUF_SIZE),
+		      "nothing landed through the deallocated window");
 	}
+	if (qp2)
+		ibv_destroy_qp(qp2);
 	ibv_destroy_qp(qp);
 }
 
@@ -374,6 +419,24 @@ static void attacker(const char *c)
 		st = wait_wc();
 		CHECK(st == IBV_WC_SUCCESS,
 		      "the WRITE after forged duplicates completes (%d)", st);
+	} else if (!strcmp(c, "mw")) {
+		CHECK(!write_wr(qp, 4096, peer.va, peer.rkey),
+		      "WRITE through the window posted");
+		st = wait_wc();
+		CHECK(st == IBV_WC_REM_ACCESS_ERR,
+		      "a WRITE through an unbound window: remote access error (%d)",
+		      st);
+		say("done");
+		CHECK(!hear("revoked"), "victim deallocated the window");
+		/* the first WRITE put qp in ERR: the second QP tries again */
+		CHECK(!connect_qp(qp2, peer.qpn2, &peer.gid, V_PSN, A_PSN, 14,
+				  7), "second attacker QP connected");
+		CHECK(!write_wr(qp2, 4096, peer.va, peer.rkey),
+		      "WRITE through the deallocated window posted");
+		st = wait_wc();
+		CHECK(st == IBV_WC_REM_ACCESS_ERR,
+		      "a WRITE through a deallocated window: remote access error (%d)",
+		      st);
 	} else if (!strcmp(c, "rkey")) {
 		/* every VM used to count its keys from the same value */
 		CHECK(!write_wr(qp, 4096, peer.va, mr->rkey),
@@ -395,7 +458,7 @@ int main(int argc, char **argv)
 
 	if (argc != 3 || (strcmp(argv[2], "victim") &&
 			  strcmp(argv[2], "attacker"))) {
-		fprintf(stderr, "usage: %s dereg|ghost|dupread|rkey victim|attacker\n",
+		fprintf(stderr, "usage: %s dereg|ghost|dupread|rkey|mw victim|attacker\n",
 			argv[0]);
 		return 2;
 	}
@@ -403,7 +466,7 @@ int main(int argc, char **argv)
 	in = fdopen(3, "r");
 	out = fdopen(4, "w");
 	CHECK(in && out, "peer channel on fds 3 and 4");
-	ctx = emu_open_mana();
+	ctx = open_rnic();
 	CHECK(ctx, "device opened");
 	if (!in || !out || !ctx)
 		return check_done();

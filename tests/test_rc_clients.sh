@@ -9,6 +9,8 @@
 #
 # Usage: test_rc_clients.sh BUILD_DIR CASE [ARGS...]
 #   pingpong [ARGS...]     Debian's ibv_rc_pingpong -c (it checks the data)
+#   uc_pingpong [ARGS...]  Debian's ibv_uc_pingpong -c (UC QPs: run it
+#                          "with --kernel=newest", Linux 7.2's UC)
 #   perftest PROG [ARGS..] ib_send_bw, ib_write_bw, ib_read_bw, ib_*_lat
 #   pcap write|pingpong    a short ib_write_bw or ibv_rc_pingpong captured
 #                          and decoded by tshark
@@ -121,6 +123,15 @@ pingpong() { # pingpong ARGS...
 	tail -1 "$TMP/pingpong.client"
 }
 
+uc_pingpong() { # uc_pingpong ARGS...
+	run_pair uc_pingpong -- ibv_uc_pingpong -d mana_0 $(gid_opt -g "$@") -c "$@" ||
+		return 1
+	expect "uc_pingpong: client finished" "$TMP/uc_pingpong.client" '^\d+ iters in'
+	expect "uc_pingpong: server finished" "$TMP/uc_pingpong.server" '^\d+ iters in'
+	expect_not "uc_pingpong: no errors" "$TMP/uc_pingpong.server" 'Failed|failed|error'
+	tail -1 "$TMP/uc_pingpong.client"
+}
+
 perftest() { # perftest PROG ARGS...
 	local prog=$1
 	shift
@@ -144,6 +155,9 @@ done
 case $CASE in
 pingpong)
 	pingpong "$@"
+	;;
+uc_pingpong)
+	uc_pingpong "$@"
 	;;
 perftest)
 	perftest "$@"

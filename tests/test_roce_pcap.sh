@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# tshark must read our RoCEv2 packets as InfiniBand over UDP 4791 (opcode,
-# PSN, destination QP), and the ICRC it shows must be the CRC-32 that an
+# tshark must read our RoCEv2 packets (RC and UC) as InfiniBand over UDP
+# 4791 (opcode, PSN, destination QP), and the ICRC it shows must be the CRC-32 that an
 # independent computation (Python's zlib) gives over the masked packet.
 set -euo pipefail
 prog=$1
@@ -17,6 +17,8 @@ cat "$dir/fields"
 expect='4 1193046 0x000203
 17 1193046 0x000104
 11 16 0x000303
+37 16 0x000203
+38 16777214 0x000104
 0 16777214 0x000203
 1 16777215 0x000203
 3 0 0x000203'
@@ -55,6 +57,6 @@ while off < len(data):
         assert ts == struct.unpack_from('>I', f, 14 + end - 4)[0], f'packet {i}: tshark {ts:#x}'
         checked += 1
     i += 1
-assert i == 6 and checked >= 4, (i, checked)
+assert i == 8 and checked >= 6, (i, checked)
 print(f'{i} packets: ICRC verified, {checked} of them where tshark shows it')
 PY

@@ -48,6 +48,24 @@ static const uint8_t v6_write_imm[106] = {
 	0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x82, 0xf2, 0xc5, 0x3c,
 };
 
+static const uint8_t v4_uc_send_only_imm[66] = {
+	0x00, 0x0d, 0x3a, 0x00, 0x00, 0x02, 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01,
+	0x08, 0x00, 0x45, 0x68, 0x00, 0x34, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+	0x26, 0x4f, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0xc0, 0xde,
+	0x12, 0xb7, 0x00, 0x20, 0x00, 0x00, 0x25, 0x90, 0xff, 0xff, 0x00, 0x00,
+	0x02, 0x03, 0x00, 0x00, 0x00, 0x10, 0xca, 0xfe, 0xf0, 0x0d, 0x75, 0x63,
+	0x21, 0x00, 0x57, 0x3c, 0xeb, 0x62,
+};
+static const uint8_t v4_uc_write_first[82] = {
+	0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01, 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x02,
+	0x08, 0x00, 0x45, 0x00, 0x00, 0x44, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+	0x26, 0xa7, 0x0a, 0x00, 0x00, 0x02, 0x0a, 0x00, 0x00, 0x01, 0xc1, 0x23,
+	0x12, 0xb7, 0x00, 0x30, 0x00, 0x00, 0x26, 0x00, 0xff, 0xff, 0x00, 0x00,
+	0x01, 0x04, 0x00, 0xff, 0xff, 0xfe, 0x00, 0x00, 0x7f, 0x00, 0x12, 0x34,
+	0x50, 0x00, 0x00, 0xab, 0xcd, 0x12, 0x00, 0x00, 0x08, 0x00, 0x01, 0x02,
+	0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x2b, 0xaf, 0xd6, 0xff,
+};
+
 static const uint8_t mac0[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
 static const uint8_t mac1[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x02 };
 
@@ -134,6 +152,34 @@ static void pkt_write_imm(struct roce_pkt *p)
 	p->payload_len = 8;
 }
 
+/* UC (opcode class 0x20): SEND_ONLY with immediate, no AckReq */
+static void pkt_uc_send_only_imm(struct roce_pkt *p)
+{
+	pkt_send_only(p);
+	p->opcode = ROCE_UC_SEND_ONLY_IMM;
+	p->ack_req = false;
+	p->psn = 0x10;
+	p->imm = 0xcafef00d;
+	p->payload = (const uint8_t *)"uc!";
+	p->payload_len = 3;
+}
+
+/* UC WRITE_FIRST: a RETH, one MTU's worth announced, PSN near the wrap */
+static void pkt_uc_write_first(struct roce_pkt *p)
+{
+	pkt_ack(p);
+	p->opcode = ROCE_UC_WRITE_FIRST;
+	p->syndrome = 0;
+	p->msn = 0;
+	p->dqpn = 0x000104;
+	p->psn = 0xfffffe;
+	p->va = 0x00007f0012345000ULL;
+	p->rkey = 0x00abcd12;
+	p->dma_len = 2048;
+	p->payload = write_data;
+	p->payload_len = 8;
+}
+
 static bool pkt_eq(const struct roce_pkt *a, const struct roce_pkt *b)
 {
 	return !memcmp(a->dmac, b->dmac, 6) && !memcmp(a->smac, b->smac, 6) &&
@@ -162,6 +208,10 @@ static const struct {
 	{ "IPv4 ACK", v4_ack, sizeof(v4_ack), pkt_ack },
 	{ "IPv6 WRITE_ONLY_IMM", v6_write_imm, sizeof(v6_write_imm),
 	  pkt_write_imm },
+	{ "IPv4 UC SEND_ONLY_IMM", v4_uc_send_only_imm,
+	  sizeof(v4_uc_send_only_imm), pkt_uc_send_only_imm },
+	{ "IPv4 UC WRITE_FIRST", v4_uc_write_first, sizeof(v4_uc_write_first),
+	  pkt_uc_write_first },
 };
 
 static void test_vectors(void)
@@ -216,7 +266,8 @@ static void test_rejects(void)
 	reject("payload bit flip (ICRC)", v, n, 55, 0x80);
 	reject("tver 1", v, n, 43, 0x01);
 	reject("atomic opcode", v, n, 42, 0x04 ^ 0x13);
-	reject("UC opcode", v, n, 42, 0x04 ^ 0x24);
+	reject("UD opcode", v, n, 42, 0x04 ^ 0x64);
+	reject("UC READ request (no such opcode)", v, n, 42, 0x04 ^ 0x2c);
 	reject("bad IPv4 checksum", v, n, 24, 0x01);
 	reject("not UDP", v, n, 23, 0x11 ^ 0x06);
 	reject("UDP port 4792", v, n, 37, 0xb7 ^ 0xb8);
@@ -256,6 +307,17 @@ static void test_rejects(void)
 	pkt_send_only(&p);
 	p.opcode = 0x13;
 	CHECK(roce_encode(&p, f, sizeof(f), &len) == -EINVAL, "atomic encode");
+	pkt_send_only(&p);
+	p.opcode = ROCE_UC + ROCE_READ_REQ;
+	CHECK(roce_encode(&p, f, sizeof(f), &len) == -EINVAL, "UC READ encode");
+	pkt_send_only(&p);
+	p.opcode = ROCE_UC + ROCE_ACK;
+	CHECK(roce_encode(&p, f, sizeof(f), &len) == -EINVAL, "UC ACK encode");
+	CHECK(roce_opcode_flags(ROCE_UC_WRITE_ONLY_IMM) ==
+	      (roce_opcode_flags(ROCE_WRITE_ONLY_IMM) | ROCE_F_UC) &&
+	      roce_opcode_flags(ROCE_UC_SEND_MIDDLE) ==
+	      (roce_opcode_flags(ROCE_SEND_MIDDLE) | ROCE_F_UC),
+	      "UC opcodes: the RC layout plus ROCE_F_UC");
 	pkt_send_only(&p);
 	p.psn = 0x1000000;
 	CHECK(roce_encode(&p, f, sizeof(f), &len) == -EINVAL, "psn 25 bits");

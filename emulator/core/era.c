@@ -22,10 +22,10 @@
 #define K6_15 K6_14, .dmabuf_mr = true
 #define K6_16 K6_15, .split = true, .device_ids = true, \
 	.mr_atomic_zbva = true
-#define K6_17 K6_16, .dm = true, .mw = true
+#define K6_17 K6_16, .dm = true
 #define K7_0 K6_17, .cq_type_from_device = true
-#define K7_1 K7_0, .robust_udata = true, .pdn = true
-#define K7_2 K7_1, .vport_refs = true
+#define K7_1 K7_0, .robust_udata = true, .pdn = true, .mw = true
+#define K7_2 K7_1, .vport_refs = true, .uc_qp = true
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
@@ -74,17 +74,21 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * latter two only when vendor_part_id is nonzero, "compatible with
 	 * all kernel versions").  MRs with REMOTE_ATOMIC and ZERO_BASED came in
 	 * the same month ("Access remote atomic for MRs", "support of the
-	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (6.17).
+	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (7.1).
 	 */
 	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
-	/* DM and MW: their patches take the ib_dmah argument of 6.17 */
+	/* DM: its patch takes the ib_dmah argument of 6.17 */
 	[EMU_KERNEL_6_17] = { .version = "6.17", .inferred = true, K6_17 },
 	/* "take CQ type from the device type" (posted 2026-01-09) */
 	[EMU_KERNEL_7_0] = { .version = "7.0", .inferred = true, K7_0 },
 	/*
 	 * "Adopt robust udata" and "return PD number to the user": accepted
 	 * in April 2026 (rdma-core pull 1696), synced to rdma-core in
-	 * August 2026.
+	 * August 2026.  "RDMA/mana_ib: memory windows" (alloc_mw and
+	 * dealloc_mw, types 1 and 2 as GDMA_CREATE_MR types MW1 = 6 and
+	 * MW2 = 7; REG_MR accepts IB_ACCESS_MW_BIND): v3 posted 2026-03-31,
+	 * "applied to for-next" 2026-04-09, so the 7.1 window (rdma-core's
+	 * alloc_mw of v63 was merged the next day).
 	 */
 	[EMU_KERNEL_7_1] = { .version = "7.1", .inferred = true, K7_1 },
 	/*
@@ -94,7 +98,9 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * held vport) instead of ENODEV, a PD stays on its first port
 	 * (EINVAL), and the RSS QP takes a vport reference with one RSS QP
 	 * per vport (EBUSY).  Before, a second RSS QP reprogrammed the
-	 * port's steering.
+	 * port's steering.  UC QPs ("RDMA/mana_ib: UC QP support for UAPI",
+	 * kernel commit 6aad80a1d4e7, synced by rdma-core pull 1719 on
+	 * 2026-08-14, which is still in review): the newest row, inferred.
 	 */
 	[EMU_KERNEL_7_2] = { .version = "7.2", .inferred = true, K7_2 },
 };

@@ -43,6 +43,15 @@ struct emu_rc_create_req {
 	uint32_t size[EMU_RC_QUEUES];	/* bytes */
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	bool sq_sig_all;
+	/*
+	 * Unreliable connected (7.2): the same engine without ACKs: UC
+	 * opcodes, a send WQE completes once sent (a UD_SEND CQE on the send
+	 * CQ if signaled), a gap in the PSNs drops the message being
+	 * received, responder errors drop the message silently.  Uses the
+	 * SQ_REQUESTER and RQ_RESPONDER rings; SQ_RESPONDER holds the user's
+	 * memory-management queue (never read) and RQ_REQUESTER is empty.
+	 */
+	bool uc;
 };
 
 /* IB QP states, numbered as enum ibv_qp_state. */

@@ -381,6 +381,7 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 	qp->send_cq = req->send_cq;
 	qp->recv_cq = req->recv_cq;
 	qp->port = req->port;
+	qp->uc = req->uc;
 	qp->state = EMU_RC_RESET;
 	qp->attr.state = EMU_RC_RESET;
 	qp->attr.path_mtu = IBV_MTU_1024;
@@ -655,8 +656,15 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	    qp->state == EMU_RC_ERR)
 		return true;
 	qp->st.rx_packets++;
-	if (p.opcode == ROCE_ACK ||
-	    (roce_opcode_flags(p.opcode) & ROCE_F_READ_RESP))
+	/* a transport the QP does not speak: dropped (IBA 9.6.1.5.x) */
+	if (!(roce_opcode_flags(p.opcode) & ROCE_F_UC) != !qp->uc) {
+		qp->st.bad_packets++;
+		return true;
+	}
+	if (qp->uc)
+		uc_resp_rx(qp, &p);
+	else if (p.opcode == ROCE_ACK ||
+		 (roce_opcode_flags(p.opcode) & ROCE_F_READ_RESP))
 		rc_req_rx(qp, &p);
 	else
 		rc_resp_rx(qp, &p);

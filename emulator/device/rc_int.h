@@ -37,6 +37,7 @@ struct rc_msg {
 	uint32_t wqe_pos;		/* SQ position of the WQE */
 	uint8_t type;			/* enum mana_wqe_type */
 	bool solicited;
+	bool signaled;			/* UC: a CQE once sent */
 	uint32_t psn, npkts;		/* first PSN, PSNs it takes */
 	uint32_t len;
 	uint64_t va;
@@ -82,6 +83,7 @@ struct emu_rc_qp_hw {
 	struct emu_pd *pd;
 	struct emu_hwq *send_cq, *recv_cq;
 	unsigned int port;
+	bool uc;			/* unreliable connected (rc.h) */
 	struct rc_ring q[EMU_RC_QUEUES];
 	uint32_t qpn;
 	enum emu_rc_state state;
@@ -120,7 +122,7 @@ struct emu_rc_qp_hw {
 	struct rc_rd_done rd_done[RC_RD_HIST];	/* a ring, newest at rd_n - 1 */
 	uint32_t rd_n;
 
-	struct rc_stats st;
+	struct rc_stats st;		/* UC: dropped packets in bad_packets */
 };
 
 /* ---- rc_engine.c ---- */
@@ -151,6 +153,8 @@ void rc_req_reset(struct emu_rc_qp_hw *qp);
 
 /* ---- rc_resp.c ---- */
 void rc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p);
+/* A UC QP's request packet (IBA 9.7.x for UC: no ACK, a gap drops). */
+void uc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p);
 void rc_resp_flush_ack(struct emu_rc_qp_hw *qp);
 
 /* ---- rc_neigh.c ---- */

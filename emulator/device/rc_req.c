@@ -202,9 +202,17 @@ static bool fetch_one(struct emu_rc_qp_hw *qp)
 			     o.wqe_type);
 		return false;
 	}
+	/* UC: SEND and WRITE (with immediate) only */
+	if (qp->uc && o.wqe_type != MANA_WQE_RC_SEND &&
+	    o.wqe_type != MANA_WQE_RC_SEND_IMM &&
+	    o.wqe_type != MANA_WQE_WRITE && o.wqe_type != MANA_WQE_WRITE_IMM) {
+		corrupted(qp, o.psn, o.wqe_type);
+		return false;
+	}
 	m->wqe_pos = sq->head;
 	m->type = o.wqe_type;
 	m->solicited = o.solicited;
+	m->signaled = o.signaled;
 	m->psn = o.psn;
 	m->imm = o.imm;
 	m->inv_key = o.inv_key;
@@ -281,6 +289,10 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 		p.ack_req = i + 1 == m->npkts || !((i + 1) % RC_ACK_EVERY);
 		p.se = i + 1 == m->npkts && m->solicited;
 	}
+	if (qp->uc) {		/* the UC opcode; nobody acknowledges */
+		p.opcode |= ROCE_UC;
+		p.ack_req = false;
+	}
 	rc_send_pkt(qp, &p);
 	/* a READ request asks for every PSN of its responses */
 	end = roce_psn_add(m->type == MANA_WQE_READ ? msg_last_psn(m) : p.psn,
@@ -288,6 +300,29 @@ static int send_packet(struct emu_rc_qp_hw *qp, struct rc_msg *m, uint32_t i)
 	if (roce_psn_diff(end, qp->sent_end) > 0)
 		qp->sent_end = end;
 	return 0;
+}
+
+/*
+ * UC: a message is done once its last packet is sent; the next signaled
+ * one gets its CQE (in order, on the send CQ, as rdma-core's UC support
+ * reads it: type UD_SEND on the send queue).
+ */
+static void uc_retire_sent(struct emu_rc_qp_hw *qp)
+{
+	struct mana_rdma_cqe c = { .type = MANA_RDMA_CQE_UD_SEND };
+	uint8_t data[GDMA_CQE_SIZE] = { 0 };
+
+	while (qp->m_cur && qp->state != EMU_RC_ERR) {
+		struct rc_msg *m = msg_at(qp, 0);
+
+		if (m->signaled && !mana_rdma_cqe_encode(&c, data))
+			emu_dev_cq_post(qp->send_cq, data,
+					qp->q[EMU_RC_SQ_REQUESTER].id, true);
+		qp->m_head = (qp->m_head + 1) % RC_WINDOW;
+		qp->m_cnt--;
+		qp->m_cur--;
+		qp->acked = msg_last_psn(m);
+	}
 }
 
 unsigned int rc_req_work(struct emu_rc_qp_hw *qp)
@@ -300,7 +335,8 @@ unsigned int rc_req_work(struct emu_rc_qp_hw *qp)
 	while (fetch_one(qp))
 		;
 	while (sent < RC_BURST && !qp->rnr_wait && qp->m_cur < qp->m_cnt &&
-	       qp->state != EMU_RC_ERR && inflight(qp) < RC_MAX_INFLIGHT) {
+	       qp->state != EMU_RC_ERR &&
+	       (qp->uc || inflight(qp) < RC_MAX_INFLIGHT)) {
 		m = msg_at(qp, qp->m_cur);
 		if (m->type == MANA_WQE_READ && qp->pkt_cur == 0 &&
 		    reads_out(qp) >= (qp->attr.max_rd_atomic ?
@@ -321,9 +357,15 @@ unsigned int rc_req_work(struct emu_rc_qp_hw *qp)
 			qp->m_cur++;
 			qp->pkt_cur = 0;
 		}
+		sent++;
+		if (qp->uc) {
+			uc_retire_sent(qp);
+			while (fetch_one(qp))
+				;
+			continue;
+		}
 		if (!qp->timer_ns)
 			timer_restart(qp);
-		sent++;
 	}
 	return sent;
 }

@@ -36,6 +36,8 @@ static void send_aeth(struct emu_rc_qp_hw *qp, uint32_t psn, uint8_t syn)
 		.msn = qp->msn & ROCE_PSN_MASK,
 	};
 
+	if (qp->uc)		/* UC has no ACK and no NAK */
+		return;
 	rc_send_pkt(qp, &p);
 }
 
@@ -55,9 +57,19 @@ static void send_nak(struct emu_rc_qp_hw *qp, uint32_t psn, uint8_t syn)
 	send_aeth(qp, psn, syn);
 }
 
+/* UC: the message is dropped silently, the QP stays as it is */
+static enum verdict uc_drop(struct emu_rc_qp_hw *qp)
+{
+	qp->st.bad_packets++;
+	qp->r.active = false;
+	return FAILED;
+}
+
 static enum verdict fail_nak(struct emu_rc_qp_hw *qp,
 			     const struct roce_pkt *p, uint8_t code, int event)
 {
+	if (qp->uc)		/* rkey, access, length: no NAK to send */
+		return uc_drop(qp);
 	qp->st.errors++;
 	send_nak(qp, p->psn, ROCE_SYN_NAK(code));
 	rc_qp_fatal(qp, event);
@@ -76,6 +88,8 @@ static enum verdict fail_cqe(struct emu_rc_qp_hw *qp,
 
 static enum verdict rnr(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 {
+	if (qp->uc)		/* no receive WQE: UC drops the message */
+		return uc_drop(qp);
 	qp->st.rnr_naks_tx++;
 	send_nak(qp, p->psn, ROCE_SYN_RNR(qp->attr.min_rnr_timer));
 	/* the rest of the burst is dropped silently until the retry */
@@ -375,4 +389,38 @@ void rc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
 	qp->epsn = roce_psn_add(qp->epsn, 1);
 	if (p->ack_req || (fl & ROCE_F_LAST))
 		qp->ack_due = true;
+}
+
+/*
+ * UC (IBA 9.7.x for UC): no ACKs, no NAKs, no duplicates.  A packet at
+ * another PSN than the expected one means packets were lost: the message
+ * in progress is dropped (a SEND's receive WQE is not consumed and takes
+ * the next message) and only a FIRST or ONLY starts a new one, whatever
+ * its PSN.  A MIDDLE or LAST without a message in progress is dropped.
+ */
+void uc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p)
+{
+	unsigned int fl = roce_opcode_flags(p->opcode);
+
+	if (qp->state != EMU_RC_RTR && qp->state != EMU_RC_RTS &&
+	    qp->state != EMU_RC_SQD && qp->state != EMU_RC_SQE)
+		return;
+	if (p->psn != qp->epsn && qp->r.active)
+		uc_drop(qp);
+	qp->epsn = roce_psn_add(p->psn, 1);
+	if (qp->r.active && (fl & ROCE_F_FIRST))
+		uc_drop(qp);	/* a new message before the last one ended */
+	if (!(fl & ROCE_F_FIRST) && !qp->r.active) {
+		qp->st.bad_packets++;
+		return;
+	}
+	if ((qp->r.active && !(fl & ROCE_F_SEND) != !qp->r.is_send) ||
+	    !rc_payload_len_ok(p->opcode, p->payload_len, qp->mtu)) {
+		uc_drop(qp);
+		return;
+	}
+	if (fl & ROCE_F_SEND)
+		do_send(qp, p, fl);
+	else
+		do_write(qp, p, fl);
 }

@@ -53,6 +53,7 @@ enum emu_obj_type {
 	EMU_OBJ_WQ,
 	EMU_OBJ_QP,
 	EMU_OBJ_IND_TBL,
+	EMU_OBJ_MW,
 	EMU_OBJ_TYPES,
 };
 
@@ -82,6 +83,19 @@ struct emu_mr {
 	uint64_t start, length, iova;
 	uint32_t access, lkey, rkey;
 	struct emu_dev_mr hw;		/* the device's view, in its lkey table */
+};
+
+/*
+ * A memory window (7.1 on): GDMA_CREATE_MR of type MW1/MW2 gives it a key
+ * of the MR key space.  Nothing binds it (MANA has no bind WQE and
+ * mana_ib no bind verb), so the device sees a window of no bytes and no
+ * rights: every remote access through its rkey fails its checks.
+ */
+struct emu_mw {
+	struct emu_obj obj;
+	uint8_t type;			/* IBV_MW_TYPE_1 or _2 (= IB_MW_TYPE_*) */
+	uint32_t rkey;
+	struct emu_dev_mr hw;		/* in the device's key table */
 };
 
 struct emu_event_file;
@@ -289,6 +303,8 @@ struct emu_mr_req {
 };
 
 int emu_check_mr_access(uint32_t access);
+/* mana_ib_alloc_mw (7.1): type 1 or 2, else -EINVAL */
+int emu_mw_alloc(struct emu_pd *pd, uint8_t type, struct emu_mw **out);
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out);
 

@@ -286,3 +286,29 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	*out = mr;
 	return 0;
 }
+
+static void mw_release(struct emu_obj *obj)
+{
+	emu_dev_mr_del(&((struct emu_mw *)obj)->hw);
+}
+
+int emu_mw_alloc(struct emu_pd *pd, uint8_t type, struct emu_mw **out)
+{
+	struct emu_obj *dep = &pd->obj;
+	struct emu_mw *mw;
+
+	/* mana_ib_gd_create_mw: GDMA_MR_TYPE_MW1 or MW2, nothing else */
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
+		return -EINVAL;
+	mw = obj_create(pd->obj.ctx, EMU_OBJ_MW, sizeof(*mw), &dep, 1,
+			mw_release);
+	if (!mw)
+		return -ENOMEM;
+	mw->type = type;
+	mw->rkey = mr_new_key();
+	/* unbound: no bytes, no rights (the responder's checks refuse it) */
+	mw->hw = (struct emu_dev_mr){ .lkey = mw->rkey, .pd = pd };
+	emu_dev_mr_add(&mw->hw);
+	*out = mw;
+	return 0;
+}

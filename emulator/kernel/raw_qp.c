@@ -618,6 +618,9 @@ int emu_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 
 	if (req->qp_type == IBV_QPT_RC && d->rnic && e->rc_qp)
 		return emu_rc_qp_create(ctx, req, uhw, out);
+	/* 7.2: UC QPs on the RNIC; before, the switch's default: EINVAL */
+	if (req->qp_type == IBV_QPT_UC && d->rnic && e->uc_qp)
+		return emu_rc_qp_create(ctx, req, uhw, out);
 	/* 6.14 on: UD QPs are for kernel users, userspace gets EOPNOTSUPP */
 	if (req->qp_type == IBV_QPT_UD && e->ud_kernel_only)
 		return -EOPNOTSUPP;

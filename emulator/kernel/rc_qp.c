@@ -40,6 +40,7 @@
 
 struct emu_rc_qp {
 	struct emu_rc_qp_hw *hw;
+	bool uc;			/* IB_QPT_UC (7.2) */
 	uint64_t user_handle;
 	uint64_t pinned;
 	struct ib_uverbs_qp_cap cap;
@@ -158,17 +159,16 @@ static int rc_check_caps(const struct emu_qp_req *req)
  * page, and upstream libmana's send queue is a power of two of pages plus
  * its 16-byte rollback area.
  */
-static int rc_check_queues(const struct mana_ib_create_rc_qp *ucmd,
-			   uint64_t *pinned)
+static int rc_check_queues(const uint64_t *buf, const uint32_t *size,
+			   unsigned int n, uint64_t *pinned)
 {
 	uint64_t p;
 	unsigned int i;
 	int ret;
 
 	*pinned = 0;
-	for (i = 0; i < EMU_RC_QUEUES; i++) {
-		ret = queue_umem(ucmd->queue_buf[i], ucmd->queue_size[i], false,
-				 &p);
+	for (i = 0; i < n; i++) {
+		ret = queue_umem(buf[i], size[i], false, &p);
 		if (ret)
 			return ret;
 		*pinned += p;
@@ -196,7 +196,8 @@ static struct emu_qp *rc_qp_obj(struct emu_ucontext *ctx,
 }
 
 static int rc_hw_create(struct emu_qp *qp, const struct emu_qp_req *req,
-			const struct mana_ib_create_rc_qp *ucmd,
+			const uint64_t buf[EMU_RC_QUEUES],
+			const uint32_t size[EMU_RC_QUEUES],
 			uint32_t ids[EMU_RC_QUEUES])
 {
 	struct emu_rc_create_req hr = {
@@ -206,7 +207,7 @@ static int rc_hw_create(struct emu_qp *qp, const struct emu_qp_req *req,
 		.max_send_wr = req->max_send_wr, .max_recv_wr = req->max_recv_wr,
 		.max_send_sge = req->max_send_sge,
 		.max_recv_sge = req->max_recv_sge,
-		.sq_sig_all = req->sq_sig_all,
+		.sq_sig_all = req->sq_sig_all, .uc = qp->rc->uc,
 	};
 	unsigned int i;
 	int ret;
@@ -217,8 +218,8 @@ static int rc_hw_create(struct emu_qp *qp, const struct emu_qp_req *req,
 	 * only that (max_send_wr 0) has an empty ring.
 	 */
 	for (i = 0; i < EMU_RC_QUEUES; i++) {
-		hr.buf[i] = ucmd->queue_buf[i];
-		hr.size[i] = ucmd->queue_size[i] & ~(GDMA_WQE_BU_SIZE - 1);
+		hr.buf[i] = buf[i];
+		hr.size[i] = size[i] & ~(GDMA_WQE_BU_SIZE - 1);
 	}
 	ret = emu_rc_qp_hw_create(&hr, &qp->rc->hw, ids);
 	if (ret)
@@ -239,40 +240,97 @@ static void rc_init(struct emu_rc_qp *rc, const struct emu_qp_req *req)
 	rc->state = EMU_RC_RESET;
 }
 
-/* mana_ib_create_rc_qp() */
+/*
+ * The user's queues in the device's order (enum emu_rc_queue): RC's four
+ * as they come; UC's three (mana_ib_create_uc_qp) on the send requester,
+ * receive responder and, for the memory-management queue, the send
+ * responder slot; no receive requester.
+ */
+static int rc_udata(const struct emu_qp_req *req, const struct emu_udata *uhw,
+		    uint64_t buf[EMU_RC_QUEUES], uint32_t size[EMU_RC_QUEUES])
+{
+	struct mana_ib_create_rc_qp rc;
+	struct mana_ib_create_uc_qp uc;
+	unsigned int i;
+	int ret;
+
+	memset(buf, 0, EMU_RC_QUEUES * sizeof(*buf));
+	memset(size, 0, EMU_RC_QUEUES * sizeof(*size));
+	if (req->qp_type == IBV_QPT_RC) {
+		ret = udata_in(uhw, &rc, sizeof(rc), sizeof(rc));
+		for (i = 0; !ret && i < EMU_RC_QUEUES; i++) {
+			buf[i] = rc.queue_buf[i];
+			size[i] = rc.queue_size[i];
+		}
+		return ret;
+	}
+	ret = udata_in(uhw, &uc, sizeof(uc), sizeof(uc));
+	if (ret)
+		return ret;
+	/* robust udata: no comp_mask bit is known */
+	if (uc.comp_mask)
+		return -EOPNOTSUPP;
+	buf[EMU_RC_SQ_REQUESTER] = uc.queue_buf[MANA_UC_SQ_REQUESTER];
+	size[EMU_RC_SQ_REQUESTER] = uc.queue_size[MANA_UC_SQ_REQUESTER];
+	buf[EMU_RC_RQ_RESPONDER] = uc.queue_buf[MANA_UC_RQ_RESPONDER];
+	size[EMU_RC_RQ_RESPONDER] = uc.queue_size[MANA_UC_RQ_RESPONDER];
+	buf[EMU_RC_SQ_RESPONDER] = uc.queue_buf[MANA_UC_SQ_MM];
+	size[EMU_RC_SQ_RESPONDER] = uc.queue_size[MANA_UC_SQ_MM];
+	return 0;
+}
+
+/* mana_ib_create_rc_qp() and (7.2) the UC QP create */
 int emu_rc_qp_create(struct emu_ucontext *ctx, const struct emu_qp_req *req,
 		     const struct emu_udata *uhw, struct emu_qp **out)
 {
-	struct mana_ib_create_rc_qp_resp resp = {};
-	struct mana_ib_create_rc_qp ucmd;
-	uint32_t ids[EMU_RC_QUEUES];
-	uint64_t pinned;
+	bool uc = req->qp_type == IBV_QPT_UC;
+	uint64_t buf[EMU_RC_QUEUES], pinned = 0, p;
+	uint32_t size[EMU_RC_QUEUES], ids[EMU_RC_QUEUES];
 	struct emu_qp *qp;
 	unsigned int i;
 	int ret;
 
-	ret = udata_in(uhw, &ucmd, sizeof(ucmd), sizeof(ucmd));
+	ret = rc_udata(req, uhw, buf, size);
 	if (!ret)
 		ret = rc_check_caps(req);
-	if (!ret)
-		ret = rc_check_queues(&ucmd, &pinned);
+	for (i = 0; !ret && i < EMU_RC_QUEUES; i++) {
+		if (uc && i == EMU_RC_RQ_REQUESTER)
+			continue;
+		ret = rc_check_queues(&buf[i], &size[i], 1, &p);
+		pinned += p;
+	}
 	if (ret)
 		return ret;
 	qp = rc_qp_obj(ctx, req);
 	if (!qp)
 		return -ENOMEM;
 	rc_init(qp->rc, req);
+	qp->rc->uc = uc;
 	qp->pd = req->pd;
 	qp->port = RC_PORT;
-	ret = rc_hw_create(qp, req, &ucmd, ids);
+	ret = rc_hw_create(qp, req, buf, size, ids);
 	if (ret)
 		goto err;
 	qp->rc->pinned = pinned;
 	emu_dev.pinned_bytes += pinned;
 	qp->qp_num = ids[EMU_RC_RQ_RESPONDER];
-	for (i = 0; i < EMU_RC_QUEUES; i++)
-		resp.queue_id[i] = ids[i];
-	ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	if (uc) {
+		struct mana_ib_create_uc_qp_resp resp = {
+			.queue_id = {
+				[MANA_UC_SQ_REQUESTER] = ids[EMU_RC_SQ_REQUESTER],
+				[MANA_UC_RQ_RESPONDER] = ids[EMU_RC_RQ_RESPONDER],
+				[MANA_UC_SQ_MM] = ids[EMU_RC_SQ_RESPONDER],
+			},
+		};
+
+		ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	} else {
+		struct mana_ib_create_rc_qp_resp resp = {};
+
+		for (i = 0; i < EMU_RC_QUEUES; i++)
+			resp.queue_id[i] = ids[i];
+		ret = emu_udata_respond(uhw, &resp, sizeof(resp));
+	}
 	if (ret)
 		goto err;
 	*out = qp;
@@ -355,10 +413,73 @@ static const struct rc_transition rc_table[EMU_RC_ERR + 1][EMU_RC_ERR + 1] = {
 	},
 };
 
-static int rc_transition_ok(enum emu_rc_state cur, enum emu_rc_state next,
-			    uint32_t mask)
+/*
+ * ib_modify_qp_is_ok() for IB_QPT_UC: RC's transitions without the
+ * attributes of acknowledgements and RDMA READ (timeout, retry counts,
+ * RNR timer, rd_atomic), which are then refused as unknown to UC.
+ */
+#define UC_PATH_OPT (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                  \
+		     IBV_QP_PATH_MIG_STATE)
+
+static const struct rc_transition uc_table[EMU_RC_ERR + 1][EMU_RC_ERR + 1] = {
+	[EMU_RC_RESET] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_INIT] = { .valid = true,
+				  .req = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS },
+	},
+	[EMU_RC_INIT] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+		[EMU_RC_INIT] = { .valid = true,
+				  .opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS },
+		[EMU_RC_RTR] = { .valid = true,
+				 .req = IBV_QP_AV | IBV_QP_PATH_MTU |
+					IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+				 .opt = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
+					IBV_QP_PKEY_INDEX },
+	},
+	[EMU_RC_RTR] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+		[EMU_RC_RTS] = { .valid = true, .req = IBV_QP_SQ_PSN,
+				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
+	},
+	[EMU_RC_RTS] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+		[EMU_RC_RTS] = { .valid = true,
+				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
+		[EMU_RC_SQD] = { .valid = true,
+				 .opt = IBV_QP_EN_SQD_ASYNC_NOTIFY },
+	},
+	[EMU_RC_SQD] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+		[EMU_RC_RTS] = { .valid = true,
+				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
+		[EMU_RC_SQD] = { .valid = true,
+				 .opt = IBV_QP_AV | IBV_QP_PKEY_INDEX |
+					UC_PATH_OPT },
+	},
+	[EMU_RC_SQE] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+		[EMU_RC_RTS] = { .valid = true,
+				 .opt = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS },
+	},
+	[EMU_RC_ERR] = {
+		[EMU_RC_RESET] = { .valid = true },
+		[EMU_RC_ERR] = { .valid = true },
+	},
+};
+
+static int rc_transition_ok(bool uc, enum emu_rc_state cur,
+			    enum emu_rc_state next, uint32_t mask)
 {
-	const struct rc_transition *t = &rc_table[cur][next];
+	const struct rc_transition *t = uc ? &uc_table[cur][next] :
+					     &rc_table[cur][next];
 
 	if ((mask & IBV_QP_CUR_STATE) && cur != EMU_RC_RTR &&
 	    cur != EMU_RC_RTS && cur != EMU_RC_SQD && cur != EMU_RC_SQE)
@@ -511,7 +632,7 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 	if (!ret)
 		ret = rc_states(rc, cmd, mask, &cur, &next);
 	if (!ret)
-		ret = rc_transition_ok(cur, next, mask);
+		ret = rc_transition_ok(rc->uc, cur, next, mask);
 	if (!ret)
 		ret = rc_check_values(d, cmd, mask);
 	if (!ret)

@@ -261,6 +261,43 @@ static int cmd_dereg_mr(struct emu_bundle *b)
 	return destroy_handle(b, EMU_OBJ_MR, cmd.mr_handle);
 }
 
+/* ib_uverbs_alloc_mw: the PD, then the type, then mana_ib (7.1 on) */
+static int cmd_alloc_mw(struct emu_bundle *b)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ib_uverbs_alloc_mw cmd;
+	struct emu_obj *pd;
+	struct emu_mw *mw;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	bundle_ctx(b, &ret);
+	if (ret)
+		return ret;
+	pd = emu_obj_lookup(b->file->ctx, EMU_OBJ_PD, cmd.pd_handle, &ret);
+	if (!pd)
+		return -EINVAL;
+	ret = emu_mw_alloc((struct emu_pd *)pd, cmd.mw_type, &mw);
+	if (ret)
+		return ret;
+	resp.mw_handle = mw->obj.handle;
+	resp.rkey = mw->rkey;
+	return respond_created(b, &resp, sizeof(resp), &mw->obj);
+}
+
+static int cmd_dealloc_mw(struct emu_bundle *b)
+{
+	struct ib_uverbs_dealloc_mw cmd;
+	int ret;
+
+	ret = emu_request(b, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	return destroy_handle(b, EMU_OBJ_MW, cmd.mw_handle);
+}
+
 static int cmd_create_comp_channel(struct emu_bundle *b)
 {
 	struct ib_uverbs_create_comp_channel_resp resp = {};
@@ -307,6 +344,11 @@ static const struct emu_write_cmd write_cmds[IB_USER_VERBS_CMD_OPEN_QP + 1] = {
 	WRITE_CMD(REG_MR, cmd_reg_mr, struct ib_uverbs_reg_mr,
 		  struct ib_uverbs_reg_mr_resp, true),
 	WRITE_CMD(DEREG_MR, cmd_dereg_mr, struct ib_uverbs_dereg_mr,
+		  struct no_resp, false),
+	/* without mana_ib's alloc_mw (before 7.1) the core drops both */
+	WRITE_CMD(ALLOC_MW, cmd_alloc_mw, struct ib_uverbs_alloc_mw,
+		  struct ib_uverbs_alloc_mw_resp, true),
+	WRITE_CMD(DEALLOC_MW, cmd_dealloc_mw, struct ib_uverbs_dealloc_mw,
 		  struct no_resp, false),
 	WRITE_CMD(CREATE_COMP_CHANNEL, cmd_create_comp_channel,
 		  struct ib_uverbs_create_comp_channel,
@@ -388,6 +430,10 @@ const struct emu_write_cmd *get_write_cmd(uint32_t command, int *err)
 		if (idx >= ARRAY_SIZE(write_cmds))
 			goto notsupp;
 		cmd = &write_cmds[idx];
+		/* UAPI_DEF_METHOD_NEEDS_FN(alloc_mw / dealloc_mw) */
+		if ((idx == IB_USER_VERBS_CMD_ALLOC_MW ||
+		     idx == IB_USER_VERBS_CMD_DEALLOC_MW) && !kernel_era()->mw)
+			goto notsupp;
 	}
 	return cmd->handler ? cmd : &notsupp_cmd;
 notsupp:

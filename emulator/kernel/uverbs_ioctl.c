@@ -238,6 +238,9 @@ static const struct emu_method *find_method(unsigned int object,
 	const struct emu_method_table *t;
 	size_t i, k;
 
+	/* UAPI_DEF_OBJ_NEEDS_FN(dealloc_mw): no MW object before 7.1 */
+	if (object == UVERBS_OBJECT_MW && !kernel_era()->mw)
+		return NULL;
 	for (k = 0; k < ARRAY_SIZE(method_tables); k++) {
 		t = method_tables[k];
 		for (i = 0; i < t->n; i++)

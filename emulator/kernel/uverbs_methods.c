@@ -220,6 +220,10 @@ static const struct emu_attr_spec mr_destroy_specs[] = {
 	A_IDR(UVERBS_ATTR_DESTROY_MR_HANDLE, EMU_OBJ_MR, ACCESS_DESTROY),
 };
 
+static const struct emu_attr_spec mw_destroy_specs[] = {
+	A_IDR(UVERBS_ATTR_DESTROY_MW_HANDLE, EMU_OBJ_MW, ACCESS_DESTROY),
+};
+
 static const struct emu_attr_spec async_alloc_specs[] = {
 	A_FD_NEW(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE),
 };
@@ -235,6 +239,8 @@ static const struct emu_method device_methods[] = {
 	       query_gid_entry_specs),
 	METHOD(PD, PD_DESTROY, m_destroy, false, pd_destroy_specs),
 	METHOD(MR, MR_DESTROY, m_destroy, false, mr_destroy_specs),
+	/* the era's check is in find_method (uverbs_ioctl.c) */
+	METHOD(MW, MW_DESTROY, m_destroy, false, mw_destroy_specs),
 	METHOD(ASYNC_EVENT, ASYNC_EVENT_ALLOC, m_async_event_alloc, false,
 	       async_alloc_specs),
 };

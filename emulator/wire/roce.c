@@ -48,6 +48,9 @@ unsigned int roce_opcode_flags(uint8_t op)
 	case ROCE_READ_RESP_LAST:	return R | L | ROCE_F_AETH;
 	case ROCE_READ_RESP_ONLY:	return R | F | L | ROCE_F_AETH;
 	case ROCE_ACK:			return F | L | ROCE_F_AETH;
+	case ROCE_UC_SEND_FIRST ... ROCE_UC_WRITE_ONLY_IMM:
+		/* the RC layout of the same SEND or WRITE */
+		return roce_opcode_flags(op - ROCE_UC) | ROCE_F_UC;
 	default:			return 0;
 	}
 }

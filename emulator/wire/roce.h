@@ -2,7 +2,7 @@
 /*
  * RoCEv2 packets (IBA Annex A17): Ethernet / IPv4 or IPv6 / UDP 4791 /
  * BTH / RETH / AETH / ImmDt / IETH / payload / pad / ICRC, for the RC
- * opcodes the MANA RNIC speaks.  Encoding and decoding fail closed: an
+ * and UC opcodes the MANA RNIC speaks.  Encoding and decoding fail closed: an
  * unknown or unsupported opcode, a transport version other than 0, a
  * length that disagrees with a header, a bad IPv4 header checksum or a
  * bad ICRC is rejected with -EINVAL.
@@ -59,6 +59,23 @@ enum roce_opcode {
 	ROCE_ACK = 0x11,
 	ROCE_SEND_LAST_INV = 0x16,
 	ROCE_SEND_ONLY_INV = 0x17,
+	/*
+	 * Unreliable connected (IBA table 35, class 001b): the RC SEND and
+	 * WRITE opcodes with 0x20 added; no READ, ACK or invalidate.
+	 */
+	ROCE_UC = 0x20,
+	ROCE_UC_SEND_FIRST = 0x20,
+	ROCE_UC_SEND_MIDDLE = 0x21,
+	ROCE_UC_SEND_LAST = 0x22,
+	ROCE_UC_SEND_LAST_IMM = 0x23,
+	ROCE_UC_SEND_ONLY = 0x24,
+	ROCE_UC_SEND_ONLY_IMM = 0x25,
+	ROCE_UC_WRITE_FIRST = 0x26,
+	ROCE_UC_WRITE_MIDDLE = 0x27,
+	ROCE_UC_WRITE_LAST = 0x28,
+	ROCE_UC_WRITE_LAST_IMM = 0x29,
+	ROCE_UC_WRITE_ONLY = 0x2a,
+	ROCE_UC_WRITE_ONLY_IMM = 0x2b,
 };
 
 /* What follows the BTH, and where the opcode sits in a message. */
@@ -73,9 +90,10 @@ enum {
 	ROCE_F_SEND = 1 << 7,
 	ROCE_F_WRITE = 1 << 8,
 	ROCE_F_READ_RESP = 1 << 9,
+	ROCE_F_UC = 1 << 10,		/* unreliable connected */
 };
 
-/* 0 for an opcode this device does not speak (atomics, UC, UD, ...). */
+/* 0 for an opcode this device does not speak (atomics, UD, RD, ...). */
 unsigned int roce_opcode_flags(uint8_t opcode);
 
 /* AETH syndrome (IBA 9.7.5.1.1): bits 7..5 the kind, 4..0 its value. */

@@ -120,6 +120,30 @@ struct mana_ib_create_rc_qp_resp {
 };
 
 /*
+ * UC QPs (7.2, "RDMA/mana_ib: UC QP support for UAPI"): three user queues,
+ * the send requester, the receive responder and the send queue for memory
+ * management work ("MM"); qp_num is the receive responder's id.  No
+ * comp_mask bit is defined.
+ */
+enum mana_ib_uc_user_queue {
+	MANA_UC_SQ_REQUESTER = 0,
+	MANA_UC_RQ_RESPONDER = 1,
+	MANA_UC_SQ_MM = 2,
+	MANA_UC_QUEUE_COUNT = 3,
+};
+
+struct mana_ib_create_uc_qp {
+	__aligned_u64 queue_buf[MANA_UC_QUEUE_COUNT];
+	__u32 queue_size[MANA_UC_QUEUE_COUNT];
+	__u32 comp_mask;
+};
+
+struct mana_ib_create_uc_qp_resp {
+	__u32 queue_id[MANA_UC_QUEUE_COUNT];
+	__u32 reserved;
+};
+
+/*
  * PD numbers (7.1): a context whose alloc_ucontext response has
  * ALLOC_PDN_SUPPORT may send mana_ib_alloc_pd with ALLOC_PD and gets the
  * PD's number back; SHORT_PDN asks for one that fits in 16 bits.
@@ -163,6 +187,10 @@ MANA_ABI_ASSERT(sizeof(struct mana_ib_create_qp_rss_resp) == 520);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp) == 48);
 MANA_ABI_ASSERT(offsetof(struct mana_ib_create_rc_qp, queue_size) == 32);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_create_rc_qp_resp) == 16);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_create_uc_qp) == 40);
+MANA_ABI_ASSERT(offsetof(struct mana_ib_create_uc_qp, queue_size) == 24);
+MANA_ABI_ASSERT(offsetof(struct mana_ib_create_uc_qp, comp_mask) == 36);
+MANA_ABI_ASSERT(sizeof(struct mana_ib_create_uc_qp_resp) == 16);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_ucontext_resp) == 8);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_pd) == 8);
 MANA_ABI_ASSERT(sizeof(struct mana_ib_alloc_pd_resp) == 8);

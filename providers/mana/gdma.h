@@ -2178,9 +2178,21 @@ static inline bool mana_rdma_cqe_type_is_recv(uint32_t t)
 }
 
 /*
+ * A UC send WQE completed (sent): type UD_SEND on the send queue, as
+ * rdma-core's UC support (pull 1719) reads it -- the type and the CQE's
+ * queue only, one per signaled WQE in order.  No field of it is known, so
+ * all are written as zero and a nonzero one is refused.
+ */
+static inline bool mana_rdma_cqe_type_is_send(uint32_t t)
+{
+	return t == MANA_RDMA_CQE_UD_SEND;
+}
+
+/*
  * A decoded RC CQE.  Encoded and decoded: the responder types (RC_SEND ..
- * RC_WRITE_IMM), ARMED_CMPL and ERROR; NOP, the UD types and LWR are never
- * written for RC QPs and are rejected.
+ * RC_WRITE_IMM), ARMED_CMPL, ERROR and the UC send completion (UD_SEND,
+ * no fields); NOP, UD_SEND_IMM and LWR are never written for RC or UC
+ * QPs and are rejected.
  *
  *   responder: msg_len u32 @4; psn 24 @8; imm u32 @12 (RC_SEND: 0;
  *              RC_SEND_INV: the invalidated rkey; the IMM types: imm as in
@@ -2215,6 +2227,10 @@ static inline int mana_rdma_cqe_check(const struct mana_rdma_cqe *c)
 	bool err = c->type == MANA_RDMA_CQE_ERROR;
 	bool armed = c->type == MANA_RDMA_CQE_ARMED_CMPL;
 
+	if (mana_rdma_cqe_type_is_send(c->type))
+		return c->msg_len || c->psn || c->imm || c->rx_wqe_offset ||
+		       c->msn || c->syndrome || c->vendor_error || c->opcode ||
+		       c->rsp_msn || c->rsp_psn ? -EINVAL : 0;
 	if ((!recv && !err && !armed) || c->psn > MANA_PSN_MASK ||
 	    c->msn > MANA_PSN_MASK || c->rsp_msn > MANA_PSN_MASK ||
 	    c->rsp_psn > MANA_PSN_MASK)
@@ -2243,6 +2259,8 @@ static inline int mana_rdma_cqe_encode(const struct mana_rdma_cqe *c,
 		return -EINVAL;
 	memset(b, 0, GDMA_CQE_DATA_SIZE);
 	gdma_put_le32(b, (uint32_t)c->type | (uint32_t)c->vendor_error << 8);
+	if (mana_rdma_cqe_type_is_send(c->type))
+		return 0;
 	if (mana_rdma_cqe_type_is_recv(c->type)) {
 		gdma_put_le32(b + 4, c->msg_len);
 		gdma_put_le32(b + 8, c->psn);
@@ -2275,7 +2293,10 @@ static inline int mana_rdma_cqe_decode(const void *wire,
 	}
 	if (rest)
 		return -EINVAL;
-	if (mana_rdma_cqe_type_is_recv(c.type)) {
+	if (mana_rdma_cqe_type_is_send(c.type)) {
+		if (dw0 >> 8 || dw1 || dw2 || dw3 || dw4)
+			return -EINVAL;
+	} else if (mana_rdma_cqe_type_is_recv(c.type)) {
 		if (dw0 >> 8 || dw2 >> 24)
 			return -EINVAL;
 		c.msg_len = dw1;

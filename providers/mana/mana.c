@@ -114,15 +114,18 @@ static void mana_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops mana_ctx_ops = {
+	.alloc_mw = mana_alloc_mw,
 	.alloc_parent_domain = mana_alloc_parent_domain,
 	.alloc_pd = mana_alloc_pd,
 	.async_event = mana_async_event,
+	.bind_mw = mana_bind_mw,
 	.create_cq = mana_create_cq,
 	.create_cq_ex = mana_create_cq_ex,
 	.create_qp = mana_create_qp,
 	.create_qp_ex = mana_create_qp_ex,
 	.create_rwq_ind_table = mana_create_rwq_ind_table,
 	.create_wq = mana_create_wq,
+	.dealloc_mw = mana_dealloc_mw,
 	.dealloc_pd = mana_dealloc_pd,
 	.dereg_mr = mana_dereg_mr,
 	.destroy_cq = mana_destroy_cq,

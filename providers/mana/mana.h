@@ -449,6 +449,10 @@ int mana_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *mana_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int mana_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *mana_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int mana_dealloc_mw(struct ibv_mw *mw);
+int mana_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *bind);
 void mana_format_fw_ver(uint64_t raw, char *buf, size_t len);
 int mana_check_mr_access(int access);
 int mana_get_caps(struct mana_context *ctx, struct mana_caps *caps);

@@ -606,7 +606,8 @@ void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 	if ((event->event_type == IBV_EVENT_QP_FATAL ||
 	     event->event_type == IBV_EVENT_QP_REQ_ERR ||
 	     event->event_type == IBV_EVENT_QP_ACCESS_ERR) &&
-	    event->element.qp && event->element.qp->qp_type == IBV_QPT_RC) {
+	    event->element.qp &&
+	    mana_qp_type_rnic(event->element.qp->qp_type)) {
 		/* the device stopped the QP: flush once the CQEs are read */
 		mana_rc_qp_to_err(to_mrcqp(event->element.qp));
 		return;

@@ -492,13 +492,13 @@ struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->qp_type == IBV_QPT_RC)
+	if (mana_qp_type_rnic(attr->qp_type))
 		return mana_rc_create_qp(ctx, attr);
 	if (attr->qp_type != IBV_QPT_RAW_PACKET) {
-		mana_err(context, "QP type %d is not supported (RAW_PACKET and RC only)",
+		mana_err(context, "QP type %d is not supported (RAW_PACKET, RC and UC only)",
 			 attr->qp_type);
 		mana_hint(MANA_HINT_QP_TYPE,
-			  "%s: ibv_create_qp: QP type %s (%d) is not supported by MANA (RAW_PACKET and RC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs",
+			  "%s: ibv_create_qp: QP type %s (%d) is not supported by MANA (RAW_PACKET, RC and UC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs",
 			  context->device->name,
 			  mana_qp_type_name(attr->qp_type), attr->qp_type);
 		errno = EOPNOTSUPP;
@@ -535,7 +535,7 @@ int mana_destroy_qp(struct ibv_qp *ibqp)
 	uint32_t i;
 	int ret;
 
-	if (ibqp->qp_type == IBV_QPT_RC)
+	if (mana_qp_type_rnic(ibqp->qp_type))
 		return mana_rc_destroy_qp(ibqp);
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret) {
@@ -580,7 +580,7 @@ int mana_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 
 	if (!attr)
 		return EINVAL;
-	if (ibqp->qp_type == IBV_QPT_RC)
+	if (mana_qp_type_rnic(ibqp->qp_type))
 		return mana_rc_modify_qp(ibqp, attr, attr_mask);
 	if (attr_mask & ~known) {
 		mana_err(ibqp->context,
@@ -618,7 +618,7 @@ int mana_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 
 	if (!attr || !init_attr)
 		return EINVAL;
-	if (ibqp->qp_type == IBV_QPT_RC)
+	if (mana_qp_type_rnic(ibqp->qp_type))
 		return mana_rc_query_qp(ibqp, attr, attr_mask, init_attr);
 	/*
 	 * mana_ib has no query_qp: the provider answers what it tracks (raw

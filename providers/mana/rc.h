@@ -74,6 +74,13 @@ struct mana_rc_qp {
 	uint32_t max_inline_data;
 	struct ibv_qp_cap cap;		/* as granted */
 	uint8_t sq_sig_all;
+	/*
+	 * Unreliable connected (mana_rc(7), kernel 7.2): the same rings and
+	 * datapath without ACKs -- three queues (no receive requester; the
+	 * send responder slot holds the memory-management queue), no arm
+	 * doorbell, a UD_SEND CQE per signaled WR once it is sent, no READ.
+	 */
+	bool uc;
 
 	/*
 	 * Send side, under sq_lock: posters, and the poller when it retires
@@ -134,6 +141,12 @@ struct mana_rc_qp {
 static inline struct mana_rc_qp *to_mrcqp(struct ibv_qp *qp)
 {
 	return container_of(to_mqp(qp), struct mana_rc_qp, qp);
+}
+
+/* An RNIC QP (RC or UC): rc_*.c serve it. */
+static inline bool mana_qp_type_rnic(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC || t == IBV_QPT_UC;
 }
 
 static inline uint32_t mana_rc_psn_add(uint32_t psn, uint32_t n)

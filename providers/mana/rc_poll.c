@@ -254,6 +254,32 @@ static void rearm(struct mana_rc_qp *qp)
 	mana_spin_unlock(&qp->sq_lock);
 }
 
+/*
+ * UC: the device completed (sent) the next signaled WR.  Its end PSN
+ * becomes the "acknowledged" PSN, so that sq_emit() completes it and
+ * retires the unsignaled WRs before it, as for RC.
+ */
+static void uc_sent(struct mana_rc_qp *qp)
+{
+	const struct mana_rc_swr *e;
+	uint32_t i;
+
+	mana_spin_lock(&qp->sq_lock);
+	for (i = qp->sq_tail; i != qp->sq_head; i++) {
+		e = &qp->swr[i & qp->swr_mask];
+		if (e->signaled && e->size_bu &&
+		    !mana_rc_psn_le(e->end_psn, qp->acked_psn)) {
+			qp->acked_psn = e->end_psn;
+			break;
+		}
+	}
+	mana_spin_unlock(&qp->sq_lock);
+	if (i == qp->sq_head)
+		mana_warn(qp->qp.vqp.qp.context,
+			  "QP %u: send CQE with no signaled send outstanding, dropped",
+			  qp->qp.vqp.qp.qp_num);
+}
+
 static int recv_cqe(struct mana_rc_qp *qp, const struct mana_rdma_cqe *c,
 		    struct ibv_wc *wc)
 {
@@ -364,12 +390,21 @@ static int process_cqe_slow(struct mana_cq *cq, const uint8_t *raw,
 		return 0;
 	}
 	send = c.type == MANA_RDMA_CQE_ARMED_CMPL ||
+	       (mana_rdma_cqe_type_is_send(c.type) && g.is_sq) ||
 	       (c.type == MANA_RDMA_CQE_ERROR && mana_rc_cqe_is_send(g.wq_num, g.is_sq));
 	qp = find_qp(cq, g.wq_num, send, g.is_sq);
 	if (!qp)
 		return 0;	/* a destroyed QP's */
 
 	switch (c.type) {
+	case MANA_RDMA_CQE_UD_SEND:
+		if (!send || !qp->uc) {
+			bad_cqe(cq, raw);
+			return 0;
+		}
+		uc_sent(qp);
+		cq->rc_due = true;
+		return 0;
 	case MANA_RDMA_CQE_ARMED_CMPL:
 		if (mana_syndrome_is_ack(c.syndrome) &&
 		    mana_rc_psn_le(qp->acked_psn, c.psn))

@@ -11,11 +11,15 @@
 
 MANA_DECLARE_DRV_CMD(mana_create_rc_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
 		     mana_ib_create_rc_qp, mana_ib_create_rc_qp_resp);
+MANA_DECLARE_DRV_CMD(mana_create_uc_qp, ibv_create_qp, ib_uverbs_create_qp_resp,
+		     mana_ib_create_uc_qp, mana_ib_create_uc_qp_resp);
 
 #define MANA_RC_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			  IBV_QP_EX_WITH_RDMA_WRITE | \
 			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 			  IBV_QP_EX_WITH_RDMA_READ)
+/* UC: no RDMA READ (IBA 9.7.x) */
+#define MANA_UC_SEND_OPS (MANA_RC_SEND_OPS & ~IBV_QP_EX_WITH_RDMA_READ)
 /* WRITE_WITH_IMM takes one SGE slot for the immediate: 29 + 1 in 512 bytes */
 #define MANA_RC_MAX_SEND_SGE (MANA_MAX_TX_SGE - 1)
 
@@ -127,8 +131,16 @@ static int check_attr(struct mana_context *ctx, struct ibv_qp_init_attr_ex *attr
 		return EOPNOTSUPP;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    attr->qp_type == IBV_QPT_RC &&
 	    (attr->send_ops_flags & ~(uint64_t)MANA_RC_SEND_OPS)) {
 		mana_err(ibctx, "RC QPs send, write and read only (no atomics, MW binding, invalidation): send_ops_flags 0x%llx",
+			 (unsigned long long)attr->send_ops_flags);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    attr->qp_type == IBV_QPT_UC &&
+	    (attr->send_ops_flags & ~(uint64_t)MANA_UC_SEND_OPS)) {
+		mana_err(ibctx, "UC QPs send and write only (no read, atomics, MW binding, invalidation): send_ops_flags 0x%llx",
 			 (unsigned long long)attr->send_ops_flags);
 		return EOPNOTSUPP;
 	}
@@ -226,7 +238,19 @@ static int alloc_queues(struct mana_context *ctx, struct mana_rc_qp *qp)
 	sizes[MANA_RC_RECV_QUEUE_RESPONDER] =
 		hw_size((uint64_t)qp->max_recv_wr *
 			mana_rq_wqe_size(qp->max_recv_sge));
+	/*
+	 * UC (rdma-core pull 1719): the memory-management queue takes
+	 * max_send_wr WQEs of two SGEs; there is no receive requester.
+	 */
+	if (qp->uc) {
+		sizes[MANA_RC_SEND_QUEUE_RESPONDER] =
+			hw_size((uint64_t)(qp->max_send_wr ? qp->max_send_wr : 1) *
+				mana_sq_wqe_size(2));
+		sizes[MANA_RC_RECV_QUEUE_REQUESTER] = 0;
+	}
 	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++) {
+		if (!sizes[i])
+			continue;
 		ret = alloc_queue(ctx, &qp->q[i], sizes[i],
 				  i == MANA_RC_SEND_QUEUE_REQUESTER ?
 				  MANA_RC_ROLLBACK_SIZE : 0);
@@ -261,6 +285,66 @@ static bool ids_valid(const uint32_t *id)
 	       id[MANA_RC_RECV_QUEUE_REQUESTER] >> 2;
 }
 
+/* UC: the send requester and receive responder ids as RC has them */
+static bool uc_ids_valid(const uint32_t *id)
+{
+	return id[MANA_UC_SQ_REQUESTER] <= GDMA_QUEUE_ID_MAX &&
+	       id[MANA_UC_RQ_RESPONDER] <= GDMA_QUEUE_ID_MAX &&
+	       id[MANA_UC_SQ_MM] <= GDMA_QUEUE_ID_MAX &&
+	       id[MANA_UC_SQ_REQUESTER] > 1 && id[MANA_UC_RQ_RESPONDER] > 1 &&
+	       (id[MANA_UC_SQ_REQUESTER] & 3) == 0 &&
+	       (id[MANA_UC_RQ_RESPONDER] & 3) == 0;
+}
+
+/*
+ * The UC create: three queues.  A kernel without UC QPs (before 7.2)
+ * answers EINVAL (mana_ib_create_qp's default); the attributes were
+ * checked here already, so that is EOPNOTSUPP, as for any QP type MANA
+ * lacks.
+ */
+static int create_cmd_uc(struct mana_context *ctx, struct mana_rc_qp *qp,
+			 struct ibv_qp_init_attr_ex *cmd_attr)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	static const unsigned int map[MANA_UC_QUEUE_COUNT] = {
+		[MANA_UC_SQ_REQUESTER] = MANA_RC_SEND_QUEUE_REQUESTER,
+		[MANA_UC_RQ_RESPONDER] = MANA_RC_RECV_QUEUE_RESPONDER,
+		[MANA_UC_SQ_MM] = MANA_RC_SEND_QUEUE_RESPONDER,
+	};
+	struct mana_create_uc_qp_resp resp;
+	struct mana_create_uc_qp cmd;
+	unsigned int i;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	for (i = 0; i < MANA_UC_QUEUE_COUNT; i++) {
+		cmd.drv.queue_buf[i] = (uintptr_t)qp->q[map[i]].buf.addr;
+		cmd.drv.queue_size[i] = qp->q[map[i]].ring_size;
+	}
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->qp.vqp, cmd_attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret == EINVAL) {
+		mana_err(ibctx, "CREATE_QP (UC) failed: EINVAL: this kernel has no UC QPs (mana_ib gains them in Linux 7.2): EOPNOTSUPP");
+		return EOPNOTSUPP;
+	}
+	if (ret) {
+		mana_err(ibctx, "CREATE_QP (UC) failed: %s", strerror(ret));
+		return ret;
+	}
+	if (!uc_ids_valid(resp.drv.queue_id)) {
+		mana_err(ibctx, "kernel returned invalid UC queue ids %#x %#x %#x",
+			 resp.drv.queue_id[0], resp.drv.queue_id[1],
+			 resp.drv.queue_id[2]);
+		ibv_cmd_destroy_qp(&qp->qp.vqp.qp);
+		return EPROTO;
+	}
+	for (i = 0; i < MANA_UC_QUEUE_COUNT; i++)
+		qp->q[map[i]].id = resp.drv.queue_id[i];
+	qp->qp.vqp.qp.qp_num = qp->q[MANA_RC_RECV_QUEUE_RESPONDER].id;
+	return 0;
+}
+
 static int create_cmd(struct mana_context *ctx, struct mana_rc_qp *qp,
 		      struct ibv_qp_init_attr_ex *attr)
 {
@@ -289,6 +373,8 @@ static int create_cmd(struct mana_context *ctx, struct mana_rc_qp *qp,
 	cmd_attr.cap.max_recv_sge = qp->max_recv_sge;
 	/* inline data never reaches the device: the provider copies it */
 	cmd_attr.cap.max_inline_data = 0;
+	if (qp->uc)
+		return create_cmd_uc(ctx, qp, &cmd_attr);
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->qp.vqp, &cmd_attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -339,6 +425,7 @@ struct ibv_qp *mana_rc_create_qp(struct mana_context *ctx,
 	qp->max_recv_sge = attr->cap.max_recv_sge ? attr->cap.max_recv_sge : 1;
 	qp->max_inline_data = attr->cap.max_inline_data;
 	qp->sq_sig_all = attr->sq_sig_all;
+	qp->uc = attr->qp_type == IBV_QPT_UC;
 	qp->send_cq = to_mcq(attr->send_cq);
 	qp->recv_cq = to_mcq(attr->recv_cq);
 	qp->path_mtu = IBV_MTU_1024;
@@ -499,7 +586,8 @@ static void reset_queues(struct mana_rc_qp *qp)
 	unsigned int i;
 
 	for (i = 0; i < MANA_RC_QUEUE_COUNT; i++) {
-		memset(qp->q[i].buf.addr, 0, qp->q[i].ring_size);
+		if (qp->q[i].buf.addr)	/* UC has no receive requester */
+			memset(qp->q[i].buf.addr, 0, qp->q[i].ring_size);
 		qp->q[i].prod_bu = 0;
 		qp->q[i].cons_bu = 0;
 	}
@@ -670,7 +758,7 @@ int mana_rc_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->cap = qp->cap;
-	init_attr->qp_type = IBV_QPT_RC;
+	init_attr->qp_type = ibqp->qp_type;
 	init_attr->sq_sig_all = qp->sq_sig_all;
 	return 0;
 }

@@ -118,6 +118,9 @@ void mana_rc_ring_arm(struct mana_rc_qp *qp, uint32_t psn)
 {
 	uint64_t v;
 
+	/* UC: no acknowledgements to wait for, a CQE per signaled WR */
+	if (qp->uc)
+		return;
 	if (gdma_arm_db_encode(qp->q[MANA_RC_RECV_QUEUE_REQUESTER].id, psn, &v))
 		return;
 	mana_ring_doorbell(qp->db_page, GDMA_DB_OFF_RQ_CLIENT, v);
@@ -227,6 +230,10 @@ static int check_wr_rare(struct mana_rc_qp *qp, const struct ibv_send_wr *wr,
 {
 	struct ibv_context *ibctx = qp->qp.vqp.qp.context;
 
+	if (wr->opcode == IBV_WR_RDMA_READ && qp->uc) {
+		mana_err(ibctx, "RDMA read is not a UC operation (UC QPs send and write only)");
+		return EINVAL;
+	}
 	if (wr->opcode == IBV_WR_RDMA_READ && wr->num_sge > (int)MANA_MAX_RX_SGE) {
 		mana_err(ibctx, "an RDMA read lands in a receive WQE: at most %u SGEs, not %d",
 			 MANA_MAX_RX_SGE, wr->num_sge);
@@ -844,6 +851,12 @@ static void rc_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
 
 static void rc_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
 {
+	struct mana_rc_qp *qp = ex_to_rcqp(qpx);
+
+	if (mana_unlikely(qp->uc)) {
+		wr_fail(qp, EINVAL, "RDMA read is not a UC operation (UC QPs send and write only)");
+		return;
+	}
 	rc_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, addr, 0);
 }
 

@@ -456,7 +456,7 @@ int mana_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 int mana_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
-	if (ibqp->qp_type == IBV_QPT_RC)
+	if (mana_qp_type_rnic(ibqp->qp_type))
 		return mana_rc_post_recv(ibqp, wr, bad_wr);
 	mana_err(ibqp->context,
 		 "raw QPs have no receive queue: post to the WQs of the RSS QP (ibv_post_wq_recv)");

@@ -251,3 +251,58 @@ int mana_dereg_mr(struct verbs_mr *vmr)
 	free(vmr);
 	return 0;
 }
+
+/*
+ * Memory windows: mana_ib allocates them from Linux 7.1 (types 1 and 2;
+ * EOPNOTSUPP before), as rdma-core v63's libmana does.  Nothing binds
+ * one: the RNIC's work requests have no bind (its WQE types are sends,
+ * writes, reads, local invalidate and fast register), so an MW's rkey
+ * grants no remote access.
+ */
+struct ibv_mw *mana_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		mana_err(pd->context, "ALLOC_MW (type %d) failed: %s%s", type,
+			 strerror(ret), ret == EOPNOTSUPP ?
+			 " (memory windows need Linux 7.1 or later)" : "");
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int mana_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret) {
+		mana_err(mw->context, "DEALLOC_MW failed: %s", strerror(ret));
+		return ret;
+	}
+	free(mw);
+	return 0;
+}
+
+int mana_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *bind)
+{
+	(void)mw;
+	(void)bind;
+	mana_err(qp->context, "ibv_bind_mw: MANA has no memory window binding: EOPNOTSUPP");
+	return EOPNOTSUPP;
+}
