@@ -245,7 +245,7 @@ static int vport_get(struct emu_pd *pd, unsigned int port)
 			pd->vport_use_count++;
 		return ret;
 	}
-	if (p->netdev_up || p->vport.pd)
+	if (emu_port_netdev_open(port) || p->vport.pd)
 		return refs ? -EBUSY : -ENODEV;
 	ret = emu_port_attach(port);
 	if (ret)
