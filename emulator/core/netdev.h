@@ -39,6 +39,11 @@
 struct emu_netdev {
 	uint32_t flags;		/* IFF_UP: administratively up */
 	uint32_t mtu;
+	/*
+	 * Times it started or stopped running with carrier: a process that
+	 * looks after two flips (up, down) still sees both.
+	 */
+	uint32_t running_changes;
 	uint8_t carrier;	/* netif_carrier_ok() */
 	uint8_t operstate;	/* IF_OPER_* */
 	uint8_t reserved[2];

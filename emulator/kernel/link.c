@@ -93,9 +93,11 @@ unsigned int emu_port_netdev_mtu(unsigned int port)
 static int link_store(const struct emu_link *l, bool up, unsigned int mtu)
 {
 	struct emu_netdev nd;
+	bool was;
 
 	if (!emu_netdev_get(opts(), l->ifindex, &nd))
 		return -ENODEV;
+	was = (nd.flags & IFF_UP) && nd.carrier;
 	nd.mtu = mtu;
 	if (up) {
 		nd.flags |= IFF_UP;
@@ -107,6 +109,8 @@ static int link_store(const struct emu_link *l, bool up, unsigned int mtu)
 	}
 	if (l->kind != EMU_LINK_LO)
 		nd.operstate = up ? IF_OPER_UP : IF_OPER_DOWN;
+	if (was != ((nd.flags & IFF_UP) && nd.carrier))
+		nd.running_changes++;
 	return emu_netdev_set(l->ifindex, &nd);
 }
 
@@ -213,24 +217,36 @@ static unsigned int bound_netdev(const struct emu_ibdev *d, unsigned int port)
 	return vf.master;
 }
 
+/* Most flips one look reports: beyond, the newest of them. */
+#define MAX_FLIPS 64
+
 void emu_link_changed(unsigned int ifindex, const struct emu_netdev *old,
 		      const struct emu_netdev *now)
 {
-	bool was = (old->flags & IFF_UP) && old->carrier;
 	bool is = (now->flags & IFF_UP) && now->carrier;
+	uint32_t flips = now->running_changes - old->running_changes, k;
 	unsigned int i, port;
 
 	if (emu_verbose())
-		emu_log("link %u: flags 0x%x carrier %u mtu %u", ifindex,
-			now->flags, now->carrier, now->mtu);
-	if (was == is || !kernel_era()->port_events)
+		emu_log("link %u: flags 0x%x carrier %u mtu %u, %u flips",
+			ifindex, now->flags, now->carrier, now->mtu, flips);
+	if (!flips || !kernel_era()->port_events)
 		return;
-	for (i = 0; i < emu_dev.nibdevs; i++)
-		for (port = 1; port <= emu_dev.ibdev[i].nports; port++)
-			if (bound_netdev(&emu_dev.ibdev[i], port) == ifindex)
-				emu_post_port_event(&emu_dev.ibdev[i], port,
-						    is ? IBV_EVENT_PORT_ACTIVE :
-							 IBV_EVENT_PORT_ERR);
+	if (flips > MAX_FLIPS)
+		flips = MAX_FLIPS - (flips & 1);	/* same last state */
+	/* each flip alternates; the last one left the link as it is now */
+	for (k = flips; k > 0; k--) {
+		bool up = (k - 1) % 2 ? !is : is;
+
+		for (i = 0; i < emu_dev.nibdevs; i++)
+			for (port = 1; port <= emu_dev.ibdev[i].nports; port++)
+				if (bound_netdev(&emu_dev.ibdev[i], port) ==
+				    ifindex)
+					emu_post_port_event(
+						&emu_dev.ibdev[i], port,
+						up ? IBV_EVENT_PORT_ACTIVE :
+						     IBV_EVENT_PORT_ERR);
+	}
 }
 
 /* ---- changes made by other processes of the VM ---------------------------- */
