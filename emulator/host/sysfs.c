@@ -582,6 +582,8 @@ struct emu_netdev_table *mana_emu_sysfs_netdev_map(const char *root)
 	return p;
 }
 
+static bool refresh_failed;
+
 void mana_emu_sysfs_refresh(const char *root,
 			    const struct mana_emu_options *opts)
 {
@@ -605,8 +607,10 @@ void mana_emu_sysfs_refresh(const char *root,
 					 IB_DIR "%s/ports/%u", d.name, port);
 				port_state_attrs(&t, opts, dir, port);
 			}
-	if (t.failed)
-		emu_log("%s", err);
+	/* once: a tree gone for good would say it on every change */
+	if (t.failed && !__atomic_exchange_n(&refresh_failed, true,
+					     __ATOMIC_RELAXED))
+		emu_log("%s (sysfs no longer follows the links)", err);
 }
 
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
