@@ -137,14 +137,24 @@ static void futex_wake_all(uint32_t *word)
 	syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
 }
 
+static bool running(const struct emu_netdev *nd)
+{
+	return (nd->flags & IFF_UP) && nd->carrier;
+}
+
 int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd)
 {
 	struct emu_netdev_table *t = table;
+	uint32_t changes;
 
 	if (!t || !ifindex || ifindex > t->count || ifindex > EMU_NETDEV_MAX)
 		return -ENODEV;
 	table_lock(t);
+	changes = t->dev[ifindex - 1].running_changes;
+	if (running(&t->dev[ifindex - 1]) != running(nd))
+		changes++;
 	t->dev[ifindex - 1] = *nd;
+	t->dev[ifindex - 1].running_changes = changes;
 	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
 	table_unlock(t);
 	futex_wake_all(&t->generation);

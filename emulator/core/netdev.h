@@ -79,9 +79,10 @@ unsigned int emu_netdev_ifflags(const struct emu_netdev *nd,
 				unsigned int static_flags);
 
 /*
- * The seam: store @nd as interface @ifindex's state, bump the
- * generation, wake emu_netdev_wait()ers, then emu_netdev_sync().
- * -ENODEV without a table or interface.
+ * The seam: store @nd as interface @ifindex's state (its running_changes
+ * is the table's, one more if the interface started or stopped
+ * running), bump the generation, wake emu_netdev_wait()ers, then
+ * emu_netdev_sync().  -ENODEV without a table or interface.
  */
 int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd);
 

@@ -93,11 +93,9 @@ unsigned int emu_port_netdev_mtu(unsigned int port)
 static int link_store(const struct emu_link *l, bool up, unsigned int mtu)
 {
 	struct emu_netdev nd;
-	bool was;
 
 	if (!emu_netdev_get(opts(), l->ifindex, &nd))
 		return -ENODEV;
-	was = (nd.flags & IFF_UP) && nd.carrier;
 	nd.mtu = mtu;
 	if (up) {
 		nd.flags |= IFF_UP;
@@ -109,8 +107,6 @@ static int link_store(const struct emu_link *l, bool up, unsigned int mtu)
 	}
 	if (l->kind != EMU_LINK_LO)
 		nd.operstate = up ? IF_OPER_UP : IF_OPER_DOWN;
-	if (was != ((nd.flags & IFF_UP) && nd.carrier))
-		nd.running_changes++;
 	return emu_netdev_set(l->ifindex, &nd);
 }
 
