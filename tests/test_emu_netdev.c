@@ -135,6 +135,37 @@ int main(void)
 	pthread_join(w, NULL);
 	CHECK(emu_netdev_generation() != gen, "waiter woke");
 
+	/* the vport: never with IFF_UP; a dead holder holds nothing */
+	CHECK(emu_netdev_vport_claim(vf, getpid()) == 0, "claim (VF down)");
+	CHECK(emu_netdev_vport_claim(vf, getpid()) == 0, "claim again: ours");
+	emu_netdev_get(&opts, vf, &nd);
+	nd.flags = IFF_UP;
+	nd.carrier = 1;
+	calls = 0;
+	CHECK(emu_netdev_set(vf, &nd) == -EBUSY && calls == 0 &&
+	      !emu_netdev_running(&opts, vf), "up while held: EBUSY, no change");
+	pid = fork();
+	if (!pid)
+		_exit(emu_netdev_vport_claim(vf, getpid()) == -EBUSY ? 0 : 1);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "another process: EBUSY");
+	emu_netdev_vport_release(vf, getpid() + 1);	/* not its holder */
+	CHECK(emu_netdev_set(vf, &nd) == -EBUSY, "still held");
+	emu_netdev_vport_release(vf, getpid());
+	CHECK(emu_netdev_set(vf, &nd) == 0 && emu_netdev_running(&opts, vf),
+	      "released: up");
+	CHECK(emu_netdev_vport_claim(vf, getpid()) == -EBUSY, "claim while up");
+	nd.flags = 0;
+	nd.carrier = 0;
+	emu_netdev_set(vf, &nd);
+	pid = fork();
+	if (!pid)	/* claims and ends without giving it back */
+		_exit(emu_netdev_vport_claim(vf, getpid()) ? 1 : 0);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+	      "child claimed");
+	CHECK(emu_netdev_vport_claim(vf, getpid()) == 0, "dead holder: free");
+	emu_netdev_vport_release(vf, getpid());
+
 	/* the flags RTM_NEWLINK carries */
 	nd = (struct emu_netdev){ .flags = IFF_UP, .carrier = 1 };
 	CHECK(emu_netdev_ifflags(&nd, IFF_BROADCAST) ==

@@ -31,6 +31,7 @@
 #include "check.h"
 
 static char vf[IFNAMSIZ], master[IFNAMSIZ];
+static const char *self, *raw_name;
 static long kver;
 
 /* The VF interface of @dev: its PCI function's net/ directory, as DPDK finds it. */
@@ -342,6 +343,12 @@ static void test_vport(struct ibv_context *raw)
 	/* mana_open(): mana_cfg_vport() finds the vport taken */
 	CHECK(set_up(vf, true) == EBUSY, "VF up while a raw QP holds the vport");
 	CHECK(!is_up(vf), "VF stays down");
+	/* the same from another process of the VM: ip, and a raw QP */
+	CHECK(sh("ip link set dev %s up%s 2>/dev/null", vf, "") != 0,
+	      "ip link set up while our raw QP holds the vport");
+	CHECK(!is_up(vf), "VF still down");
+	CHECK(sh("%s --raw-qp-busy %s", self, raw_name) == 0,
+	      "another process's raw QP: %s", strerror(busy));
 	/* netvsc_open() comes up anyway and leaves the VF down */
 	CHECK(!set_up(master, true), "master up");
 	CHECK(!is_up(vf), "VF still down");
@@ -357,15 +364,29 @@ static void test_vport(struct ibv_context *raw)
 	ibv_dealloc_pd(pd);
 }
 
+/* A second process of the VM: its raw QP finds the vport held (exit 0). */
+static int raw_qp_busy(const char *dev)
+{
+	int busy = kver >= 7002 ? EBUSY : ENODEV;
+	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	struct ibv_cq *cq = ctx ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
+	struct ibv_qp *qp = pd && cq ? raw_qp(ctx, pd, cq) : NULL;
+
+	CHECK(pd && cq && !qp && errno == busy, "child raw QP: %s",
+	      qp ? "created" : strerror(errno));
+	return check_done();
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *rnic, *raw;
-	const char *raw_name;
 	int ret;
 
-	(void)argc;
-	(void)argv;
 	kver = emu_kernel_version();
+	self = argv[0];
+	if (argc == 3 && !strcmp(argv[1], "--raw-qp-busy"))
+		return raw_qp_busy(argv[2]);
 	raw_name = kver >= 6016 ? "manae_0" : "mana_0";
 	rnic = open_dev("mana_0");
 	raw = open_dev(raw_name);

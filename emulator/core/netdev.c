@@ -6,6 +6,7 @@
 #include "netdev.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <string.h>
 #include <unistd.h>
@@ -142,24 +143,76 @@ static bool running(const struct emu_netdev *nd)
 	return (nd->flags & IFF_UP) && nd->carrier;
 }
 
+/* A vport holder that is gone (killed, or ended without closing) holds nothing. */
+static bool holder_live(int32_t pid)
+{
+	return pid > 0 && (!kill(pid, 0) || errno != ESRCH);
+}
+
+static bool ifindex_ok(const struct emu_netdev_table *t, unsigned int ifindex)
+{
+	return t && ifindex && ifindex <= t->count && ifindex <= EMU_NETDEV_MAX;
+}
+
 int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd)
 {
 	struct emu_netdev_table *t = table;
+	struct emu_netdev *cur;
 	uint32_t changes;
+	int32_t holder;
 
-	if (!t || !ifindex || ifindex > t->count || ifindex > EMU_NETDEV_MAX)
+	if (!ifindex_ok(t, ifindex))
 		return -ENODEV;
 	table_lock(t);
-	changes = t->dev[ifindex - 1].running_changes;
-	if (running(&t->dev[ifindex - 1]) != running(nd))
+	cur = &t->dev[ifindex - 1];
+	holder = cur->vport_pid;
+	if ((nd->flags & IFF_UP) && !(cur->flags & IFF_UP) &&
+	    holder_live(holder)) {
+		table_unlock(t);
+		return -EBUSY;
+	}
+	changes = cur->running_changes;
+	if (running(cur) != running(nd))
 		changes++;
-	t->dev[ifindex - 1] = *nd;
-	t->dev[ifindex - 1].running_changes = changes;
+	*cur = *nd;
+	cur->running_changes = changes;
+	cur->vport_pid = holder_live(holder) ? holder : 0;
 	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
 	table_unlock(t);
 	futex_wake_all(&t->generation);
 	emu_netdev_sync();
 	return 0;
+}
+
+int emu_netdev_vport_claim(unsigned int ifindex, int32_t pid)
+{
+	struct emu_netdev_table *t = table;
+	struct emu_netdev *cur;
+	int ret = 0;
+
+	if (!ifindex_ok(t, ifindex))
+		return -ENODEV;
+	table_lock(t);
+	cur = &t->dev[ifindex - 1];
+	if ((cur->flags & IFF_UP) ||
+	    (cur->vport_pid != pid && holder_live(cur->vport_pid)))
+		ret = -EBUSY;
+	else
+		cur->vport_pid = pid;
+	table_unlock(t);
+	return ret;
+}
+
+void emu_netdev_vport_release(unsigned int ifindex, int32_t pid)
+{
+	struct emu_netdev_table *t = table;
+
+	if (!ifindex_ok(t, ifindex))
+		return;
+	table_lock(t);
+	if (t->dev[ifindex - 1].vport_pid == pid)
+		t->dev[ifindex - 1].vport_pid = 0;
+	table_unlock(t);
 }
 
 void emu_netdev_set_listener(emu_netdev_listener_t fn)
@@ -180,6 +233,8 @@ void emu_netdev_sync(void)
 	memcpy(now, t->dev, n * sizeof(now[0]));
 	table_unlock(t);
 	for (i = 0; i < n && i < seen_count; i++) {
+		/* who holds a vport is no news to the listener */
+		now[i].vport_pid = seen[i].vport_pid;
 		if (!memcmp(&now[i], &seen[i], sizeof(now[i])))
 			continue;
 		old = seen[i];

@@ -44,6 +44,13 @@ struct emu_netdev {
 	 * looks after two flips (up, down) still sees both.
 	 */
 	uint32_t running_changes;
+	/*
+	 * A VF's vport (mana_port_context's vport_use_count): the process
+	 * whose raw QP configured it (mana_ib's mana_cfg_vport), 0 if none.
+	 * Never together with IFF_UP (mana_open configures it for the
+	 * kernel).  A holder that died without releasing holds nothing.
+	 */
+	int32_t vport_pid;
 	uint8_t carrier;	/* netif_carrier_ok() */
 	uint8_t operstate;	/* IF_OPER_* */
 	uint8_t reserved[2];
@@ -81,10 +88,20 @@ unsigned int emu_netdev_ifflags(const struct emu_netdev *nd,
 /*
  * The seam: store @nd as interface @ifindex's state (its running_changes
  * is the table's, one more if the interface started or stopped
- * running), bump the generation, wake emu_netdev_wait()ers, then
- * emu_netdev_sync().  -ENODEV without a table or interface.
+ * running; its vport_pid the table's), bump the generation, wake
+ * emu_netdev_wait()ers, then emu_netdev_sync().  -ENODEV without a
+ * table or interface; -EBUSY (nothing changes) when @nd brings it up
+ * while a live process holds its vport.
  */
 int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd);
+/*
+ * Take interface @ifindex's vport for process @pid: -EBUSY while it is
+ * up or another live process holds it, -ENODEV without a table or
+ * interface (the caller's own vport rules then stand alone).
+ */
+int emu_netdev_vport_claim(unsigned int ifindex, int32_t pid);
+/* Give it back, if @pid holds it. */
+void emu_netdev_vport_release(unsigned int ifindex, int32_t pid);
 
 /* Called per changed interface with the state this process saw before. */
 typedef void (*emu_netdev_listener_t)(unsigned int ifindex,

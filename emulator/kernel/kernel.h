@@ -243,6 +243,9 @@ int emu_link_set_mtu(unsigned int ifindex, long mtu);
 bool emu_port_netdev_open(unsigned int port);
 bool emu_port_netdev_running(unsigned int port);
 unsigned int emu_port_netdev_mtu(unsigned int port);
+/* mana_cfg_vport()/mana_uncfg_vport() of a raw QP's PD: 0 or -EBUSY */
+int emu_port_vport_claim(unsigned int port);
+void emu_port_vport_release(unsigned int port);
 /* The netdev listener (core/netdev.h): port events. */
 void emu_link_changed(unsigned int ifindex, const struct emu_netdev *old,
 		      const struct emu_netdev *now);

@@ -110,18 +110,46 @@ static int link_store(const struct emu_link *l, bool up, unsigned int mtu)
 	return emu_netdev_set(l->ifindex, &nd);
 }
 
-/* mana_open() / mana_close() of the VF of @l->port */
+/*
+ * mana_open() / mana_close() of the VF of @l->port.  The vport may be
+ * held by a raw QP of this process or (the table knows) of another one
+ * of the VM.
+ */
 static int vf_set_up(const struct emu_link *l, bool up)
 {
+	int ret;
+
 	if (!!(l->flags & IFF_UP) == up)
 		return 0;
-	if (up && emu_dev.ports[l->port - 1].vport.pd) {
-		if (emu_verbose())
-			emu_log("%s: mana_open: vport %u held by a raw QP: EBUSY",
-				l->name, l->port);
-		return -EBUSY;
-	}
-	return link_store(l, up, l->mtu);
+	ret = up && emu_dev.ports[l->port - 1].vport.pd ? -EBUSY :
+	      link_store(l, up, l->mtu);
+	if (ret == -EBUSY && emu_verbose())
+		emu_log("%s: mana_open: vport %u held by a raw QP: EBUSY",
+			l->name, l->port);
+	return ret;
+}
+
+/*
+ * mana_cfg_vport() for a raw QP: the VF's vport, shared by the VM's
+ * processes (core/netdev.h).  0 when the port has no VF netdev.
+ */
+int emu_port_vport_claim(unsigned int port)
+{
+	struct emu_link l;
+	int ret;
+
+	if (!emu_link_of_port(opts(), port, &l))
+		return 0;
+	ret = emu_netdev_vport_claim(l.ifindex, getpid());
+	return ret == -ENODEV ? 0 : ret;
+}
+
+void emu_port_vport_release(unsigned int port)
+{
+	struct emu_link l;
+
+	if (emu_link_of_port(opts(), port, &l))
+		emu_netdev_vport_release(l.ifindex, getpid());
 }
 
 int emu_link_set_up(unsigned int ifindex, bool up)
