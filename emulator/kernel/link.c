@@ -304,7 +304,7 @@ void emu_link_watch(void)
 	if (watching || !emu_netdev_table())
 		return;
 	if (emu_thread_create(&t, watch_main, NULL, true)) {
-		emu_log("link watcher not started: port events of other processes' changes are lost");
+		emu_log("link watcher not started: no port events for changes other processes make");
 		return;
 	}
 	watching = true;
