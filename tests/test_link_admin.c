@@ -10,8 +10,10 @@
  * the VF is up (ENODEV through 7.1, EBUSY from 7.2) and the VF cannot
  * come up while a raw QP holds it (mana_open: EBUSY).
  *
- * Usage: test_link_admin [--provider=system]  (the era: mana-emu --kernel)
+ * Usage: test_link_admin [--in-process]  (the era: mana-emu --kernel)
+ * --in-process: only what needs no child process (ThreadSanitizer)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -38,18 +40,18 @@ static long kver;
 static int find_vf(const char *dev)
 {
 	char path[PATH_MAX], link[PATH_MAX];
+	struct dirent *de;
 	ssize_t n;
-	FILE *p;
+	DIR *d;
 
-	snprintf(path, sizeof(path), "ls /sys/class/infiniband/%s/device/net", dev);
-	p = popen(path, "r");
-	if (!p || !fgets(vf, sizeof(vf), p)) {
-		if (p)
-			pclose(p);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/net", dev);
+	d = opendir(path);
+	if (!d)
 		return -1;
-	}
-	pclose(p);
-	vf[strcspn(vf, "\n")] = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof(vf))
+			memcpy(vf, de->d_name, strlen(de->d_name) + 1);
+	closedir(d);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/master", vf);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
@@ -179,6 +181,42 @@ static void *flip_master_down(void *arg)
 	(void)arg;
 	CHECK(!set_up(master, false), "thread: %s down", master);
 	return NULL;
+}
+
+#define FLIPS 100
+
+static void *flip_master_often(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < FLIPS; i++) {
+		CHECK(!set_up(master, true), "thread: up %d", i);
+		CHECK(!set_up(master, false), "thread: down %d", i);
+	}
+	return NULL;
+}
+
+/*
+ * In-process only (the ThreadSanitizer run cannot start children): a
+ * thread flips the master up and down while this one reads the events,
+ * each in order, none lost or doubled.
+ */
+static void test_event_threads(struct ibv_context *rnic)
+{
+	int i, port = 0, bad = 0;
+	pthread_t t;
+
+	pthread_create(&t, NULL, flip_master_often, NULL);
+	for (i = 0; i < 2 * FLIPS; i++)
+		if (next_event(rnic, &port) != (i % 2 ? IBV_EVENT_PORT_ERR :
+						     IBV_EVENT_PORT_ACTIVE) ||
+		    port != 1)
+			bad++;
+	pthread_join(t, NULL);
+	CHECK(!bad, "%d of %d events out of order", bad, 2 * FLIPS);
+	CHECK(no_event(rnic), "no more");
+	CHECK(!is_up(vf) && !is_up(master), "both down");
 }
 
 /*
@@ -381,12 +419,14 @@ static int raw_qp_busy(const char *dev)
 int main(int argc, char **argv)
 {
 	struct ibv_context *rnic, *raw;
+	bool in_process;
 	int ret;
 
 	kver = emu_kernel_version();
 	self = argv[0];
 	if (argc == 3 && !strcmp(argv[1], "--raw-qp-busy"))
 		return raw_qp_busy(argv[2]);
+	in_process = argc == 2 && !strcmp(argv[1], "--in-process");
 	raw_name = kver >= 6016 ? "manae_0" : "mana_0";
 	rnic = open_dev("mana_0");
 	raw = open_dev(raw_name);
@@ -395,10 +435,15 @@ int main(int argc, char **argv)
 	CHECK(!ret, "VF of %s: '%s', master '%s'", raw_name, vf, master);
 	if (!rnic || !raw || ret)
 		return check_done();
-	if (kver >= 6010)
-		test_state_and_events(rnic);
-	test_mtu(rnic);
-	test_vport(raw);
+	if (in_process) {
+		if (kver >= 6014)
+			test_event_threads(rnic);
+	} else {
+		if (kver >= 6010)
+			test_state_and_events(rnic);
+		test_mtu(rnic);
+		test_vport(raw);
+	}
 	if (raw != rnic)
 		ibv_close_device(raw);
 	ibv_close_device(rnic);
