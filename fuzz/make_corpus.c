@@ -5,6 +5,7 @@
  * structs, mana-abi.h, gdma.h's constants, RFC frame formats), so the
  * fuzzers start past the first checks.  Run: make_corpus DIR.
  */
+#include <net/if.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -341,20 +342,27 @@ static void nl_seed(const char *name, uint16_t op, uint16_t flags,
 	save("netlink", name, b.b, b.n);
 }
 
-/* NETLINK_ROUTE (flags bit 2): RTM_GETLINK dump, by index, by name. */
-static void rt_seed(const char *name, uint16_t flags, int32_t ifindex,
-		    const char *ifname)
+/*
+ * NETLINK_ROUTE (flags bit 2): RTM_GETLINK dump, by index, by name;
+ * RTM_NEWLINK as `ip link set` sends it (up, down, mtu).
+ */
+static void rt_link_seed(const char *name, uint16_t type, uint16_t flags,
+			 int32_t ifindex, const char *ifname, uint32_t ifflags,
+			 uint32_t change, uint32_t mtu)
 {
 	struct nlmsghdr h = {
-		.nlmsg_type = RTM_GETLINK,
+		.nlmsg_type = type,
 		.nlmsg_flags = NLM_F_REQUEST | flags,
 		.nlmsg_seq = 1,
 	};
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex,
+				 .ifi_flags = ifflags, .ifi_change = change };
 	struct buf attrs = { .n = 0 }, b = { .n = 0 };
 
 	if (ifname)
 		nl_attr(&attrs, IFLA_IFNAME, ifname, strlen(ifname) + 1);
+	if (mtu)
+		nl_attr(&attrs, IFLA_MTU, &mtu, sizeof(mtu));
 	h.nlmsg_len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifi)) + attrs.n;
 	put8(&b, 4);		/* NETLINK_ROUTE, no address, one iovec */
 	put(&b, &h, sizeof(h));
@@ -363,11 +371,25 @@ static void rt_seed(const char *name, uint16_t flags, int32_t ifindex,
 	save("netlink", name, b.b, b.n);
 }
 
+static void rt_seed(const char *name, uint16_t flags, int32_t ifindex,
+		    const char *ifname)
+{
+	rt_link_seed(name, RTM_GETLINK, flags, ifindex, ifname, 0, 0, 0);
+}
+
 static void rt_seeds(void)
 {
 	rt_seed("rt-getlink-dump", NLM_F_DUMP, 0, NULL);
 	rt_seed("rt-getlink-index", 0, 2, NULL);
 	rt_seed("rt-getlink-name", 0, 0, "enP30832s1");
+	rt_link_seed("rt-newlink-up", RTM_NEWLINK, NLM_F_ACK, 3, NULL,
+		     IFF_UP, IFF_UP, 0);
+	rt_link_seed("rt-newlink-down-name", RTM_NEWLINK, NLM_F_ACK, 0,
+		     "eth0", 0, IFF_UP, 0);
+	rt_link_seed("rt-newlink-mtu", RTM_NEWLINK, NLM_F_ACK, 3, NULL, 0, 0,
+		     4000);
+	rt_link_seed("rt-setlink-mtu-up", RTM_SETLINK, NLM_F_ACK, 2, NULL,
+		     IFF_UP, IFF_UP, 9000);
 }
 
 static void netlink_seeds(void)

@@ -47,6 +47,27 @@ expect "up VF" "$TMP/up.out" '^3: enP30832s1: <BROADCAST,MULTICAST,SLAVE,UP,LOWE
 expect "up master" "$TMP/up.out" '^2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> .*state UP'
 expect "up rdma" "$TMP/up.out" '^link mana_0/1 state ACTIVE physical_state LINK_UP netdev enP30832s1 $'
 
+# administered while the VM runs: the state is the run's, every process sees it
+run admin 0 -- sh -c 'ip link set dev enP30832s1 up && ibv_devinfo -d mana_0 && ip -d link show dev enP30832s1 && cat "$SYSFS_PATH/class/net/enP30832s1/operstate" "$SYSFS_PATH/class/infiniband/mana_0/ports/1/phys_state" && ip link set dev enP30832s1 mtu 4000 && ibv_devinfo -d mana_0 && cat "$SYSFS_PATH/class/net/enP30832s1/mtu" && ip link set dev enP30832s1 down && ip -o link show dev enP30832s1 && rdma link show'
+expect "admin up: PORT_ACTIVE" "$TMP/admin.out" 'state:[[:space:]]*PORT_ACTIVE \(4\)'
+expect "admin up: ip -d link" "$TMP/admin.out" '^3: enP30832s1: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 1500 master eth0 state UP'
+expect "admin up: operstate" "$TMP/admin.out" '^up$'
+expect "admin up: phys_state" "$TMP/admin.out" '^5: LinkUp$'
+expect "admin mtu: active_mtu" "$TMP/admin.out" 'active_mtu:[[:space:]]*2048 \(4\)'
+expect "admin mtu: sysfs" "$TMP/admin.out" '^4000$'
+expect "admin down: ip link" "$TMP/admin.out" '^3: enP30832s1: <BROADCAST,MULTICAST,SLAVE> mtu 4000 master eth0 state DOWN'
+expect "admin down: rdma link" "$TMP/admin.out" '^link mana_0/1 state DOWN physical_state DISABLED'
+# mana_en's MTU range: EINVAL, nothing changes
+run badmtu 2 -- sh -c 'ip link set dev enP30832s1 mtu 9001 || ip link set dev enP30832s1 mtu 67 || exit 2'
+expect "bad mtu" "$TMP/badmtu.err" 'Invalid argument'
+# the master opens and closes the VF, and passes its MTU down
+run master 0 -- sh -c 'ip link set dev eth0 up mtu 9000 && ip -o link show'
+expect "master up: VF up" "$TMP/master.out" '^3: enP30832s1: <BROADCAST,MULTICAST,SLAVE,UP,LOWER_UP> mtu 9000 master eth0 state UP'
+expect "master up" "$TMP/master.out" '^2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 state UP'
+# what the VM does not emulate is refused, not faked
+run rename 2 -- ip link set dev enP30832s1 name foo
+expect "rename refused" "$TMP/rename.err" 'Operation not supported'
+
 # without the mana module: no VF, no IB device
 run nomana 0 --no-module=mana -- sh -c 'ip -o link show; rdma link show; ls "$SYSFS_PATH/module"'
 expect_not "no VF" "$TMP/nomana.out" 'enP30832s1'

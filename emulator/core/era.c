@@ -13,12 +13,12 @@
 #include <string.h>
 
 /* A row and everything before it (each era keeps the older behaviour). */
-#define K6_8 .adapter_caps = true, .raw_cq_events = true
+#define K6_8 .adapter_caps = true, .raw_cq_events = true, .jumbo_mtu = true
 #define K6_10 K6_8, .comp_vectors = true, .ib_netdev = true, \
 	.rnic_cq_flag = true, .port_attrs = true, \
 	.device_attrs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
-#define K6_14 K6_11, .ud_kernel_only = true
+#define K6_14 K6_11, .ud_kernel_only = true, .port_events = true
 #define K6_15 K6_14, .dmabuf_mr = true
 #define K6_16 K6_15, .split = true, .device_ids = true, \
 	.mr_atomic_zbva = true
@@ -42,7 +42,11 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * the 6.8 window): max_qp, max_cq, max_mr, max_qp_wr = max_cqe from
 	 * the adapter; "Add CQ interrupt support for RAW QP" (same series,
 	 * 2023-12-15): raw CQs get an EQ, so completion events (6.2 created
-	 * them with GDMA_CQ_NO_EQ: an armed CQ never raised one).
+	 * them with GDMA_CQ_NO_EQ: an armed CQ never raised one).  Jumbo
+	 * frames ("net: mana: Add support for jumbo frame", April 2023, so
+	 * 6.4; put in this row): the VF's MTU range is 68 .. the adapter's
+	 * MTU - 14 (9000), where 6.2's mana_probe_port() set min = max =
+	 * 1500.
 	 */
 	[EMU_KERNEL_6_8] = { .version = "6.8", .inferred = true, K6_8 },
 	/*
@@ -62,7 +66,14 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	[EMU_KERNEL_6_10] = { .version = "6.10", .inferred = true, K6_10 },
 	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */
 	[EMU_KERNEL_6_11] = { .version = "6.11", .inferred = true, K6_11 },
-	/* UD/GSI QPs for kernel users (userspace gets EOPNOTSUPP) */
+	/*
+	 * UD/GSI QPs for kernel users (userspace gets EOPNOTSUPP).  The core
+	 * dispatches IB_EVENT_PORT_ACTIVE/PORT_ERR when the netdev a port is
+	 * bound to (ib_device_set_netdev) starts or stops running with
+	 * carrier ("RDMA/core: Support link status events dispatching", in
+	 * rdma for-next for the 6.14 window: linux-next's merge fix of
+	 * 2025-01-06); mana_ib dispatches none of its own.
+	 */
 	[EMU_KERNEL_6_14] = { .version = "6.14", .inferred = true, K6_14 },
 	/* reg_user_mr_dmabuf (posted 2025-02-10) */
 	[EMU_KERNEL_6_15] = { .version = "6.15", .inferred = true, K6_15 },

@@ -21,6 +21,7 @@ struct emu_era {
 	bool inferred;			/* version not pinned to a release */
 	/* --- what this kernel does (each implied by the later ones) --- */
 	bool adapter_caps;		/* limits from the adapter, not 6.2's */
+	bool jumbo_mtu;			/* VF MTU 68..9000, not only 1500 */
 	bool raw_cq_events;		/* raw CQs on an EQ: completion events */
 	bool comp_vectors;		/* num_comp_vectors: the adapter's queues */
 	bool ib_netdev;			/* port netdev and node GUID set */
@@ -32,6 +33,7 @@ struct emu_era {
 	bool mr_atomic_zbva;		/* reg_mr: REMOTE_ATOMIC, ZERO_BASED */
 	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
 	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
+	bool port_events;		/* core: PORT_ACTIVE/ERR from the netdev */
 	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
 	bool device_ids;		/* vendor ids, raw_packet_caps reported */
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */

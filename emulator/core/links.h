@@ -22,6 +22,7 @@
 
 #include <linux/if.h>
 
+#include "netdev.h"
 #include "options.h"
 
 #define EMU_VF_NAME "enP30832s1"
@@ -39,9 +40,10 @@ struct emu_link {
 	uint8_t mac[6];
 	unsigned int flags;	/* IFF_* as RTM_NEWLINK carries them */
 	uint8_t operstate;	/* IF_OPER_* */
+	bool carrier;
 	unsigned int master;	/* ifindex, 0 = none */
 	unsigned int port;	/* IB port of a VF (1-based), else 0 */
-	unsigned int mtu;	/* lo 65536, the others --mtu */
+	unsigned int mtu;	/* now (netdev.h); at start lo 65536, else --mtu */
 };
 
 static inline unsigned int emu_link_count(const struct mana_emu_options *o)
@@ -55,12 +57,10 @@ static inline unsigned int emu_link_vf_ifindex(const struct mana_emu_options *o,
 	return 2 + o->ports + port - 1;
 }
 
-/* The @i-th interface (0-based, ifindex order); false past the end. */
-static inline bool emu_link_get(const struct mana_emu_options *o,
-				unsigned int i, struct emu_link *l)
+/* The static flags of the @i-th interface, its state aside. */
+static inline bool emu_link_static(const struct mana_emu_options *o,
+				   unsigned int i, struct emu_link *l)
 {
-	unsigned int up = IFF_UP | IFF_RUNNING | IFF_LOWER_UP;
-
 	memset(l, 0, sizeof(*l));
 	if (i >= emu_link_count(o))
 		return false;
@@ -68,17 +68,10 @@ static inline bool emu_link_get(const struct mana_emu_options *o,
 	if (i == 0) {
 		l->kind = EMU_LINK_LO;
 		snprintf(l->name, sizeof(l->name), "lo");
-		l->flags = IFF_LOOPBACK | up;
-		l->operstate = IF_OPER_UNKNOWN;
-		l->mtu = 65536;
+		l->flags = IFF_LOOPBACK;
 		return true;
 	}
 	l->flags = IFF_BROADCAST | IFF_MULTICAST;
-	l->mtu = o->mtu;
-	/* netvsc brings the VF up and down with the synthetic interface */
-	if (o->netdev_up)
-		l->flags |= up;
-	l->operstate = o->netdev_up ? IF_OPER_UP : IF_OPER_DOWN;
 	if (i <= o->ports) {
 		l->kind = EMU_LINK_SYNTHETIC;
 		snprintf(l->name, sizeof(l->name), "eth%u", i - 1);
@@ -96,6 +89,36 @@ static inline bool emu_link_get(const struct mana_emu_options *o,
 			 (l->port - 1) & 7);	/* ports <= MANA_EMU_MAX_PORTS */
 	mana_emu_port_mac(o, l->port, l->mac);
 	return true;
+}
+
+/*
+ * The @i-th interface (0-based, ifindex order) as it is now (flags,
+ * operstate, MTU from netdev.h); false past the end.
+ */
+static inline bool emu_link_get(const struct mana_emu_options *o,
+				unsigned int i, struct emu_link *l)
+{
+	struct emu_netdev nd;
+
+	if (!emu_link_static(o, i, l) || !emu_netdev_get(o, i + 1, &nd))
+		return false;
+	l->flags = emu_netdev_ifflags(&nd, l->flags);
+	l->operstate = nd.operstate;
+	l->carrier = (nd.flags & IFF_UP) && nd.carrier;
+	l->mtu = nd.mtu;
+	return true;
+}
+
+/* The interface named @name (ifindex order), if the VM has it. */
+static inline bool emu_link_by_name(const struct mana_emu_options *o,
+				    const char *name, struct emu_link *l)
+{
+	unsigned int i;
+
+	for (i = 0; emu_link_static(o, i, l); i++)
+		if (!strncmp(l->name, name, IFNAMSIZ))
+			return emu_link_get(o, i, l);
+	return false;
 }
 
 /* The VF interface of IB port @port, if the mana driver made one. */

@@ -14,11 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emulator/core/netdev.h"
 #include "emulator/device/device.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/kernel.h"
 #include "emulator/lib/quiet_thread.h"
 #include "emulator/mana_emu.h"
+#include "emulator/core/links.h"
 #include "init.h"
 #include "sysfs.h"
 
@@ -103,6 +105,34 @@ static void setup_sysfs(void)
 		emu_log("sysfs tree %s (environment form)", emu.sysfs_root);
 }
 
+/* The netdev listener: port events (kernel), then the sysfs view. */
+static void netdev_changed(unsigned int ifindex, const struct emu_netdev *old,
+			   const struct emu_netdev *now)
+{
+	emu_link_changed(ifindex, old, now);
+	mana_emu_sysfs_refresh(emu.sysfs_root, &emu.opts);
+}
+
+/*
+ * The interfaces' state is the run's: the table in its tree, which every
+ * process of the run maps (a tree without one: this process's own).
+ */
+static void setup_netdevs(void)
+{
+	static struct emu_netdev_table own;
+	struct emu_netdev_table *t = mana_emu_sysfs_netdev_map(emu.sysfs_root);
+
+	if (!t || t->count != emu_link_count(&emu.opts)) {
+		if (emu_verbose())
+			emu_log("no shared interface state in %s: this process's own",
+				emu.sysfs_root);
+		emu_netdev_table_init(&own, &emu.opts);
+		t = &own;
+	}
+	emu_netdev_set_listener(netdev_changed);
+	emu_netdev_attach(t);
+}
+
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&emu.lock);
@@ -117,6 +147,7 @@ static void fork_child(void)
 {
 	emu_user_copy_init(trap_fixup_ready);
 	emu_device_fork_child();
+	emu_link_fork_child();
 	pthread_mutex_unlock(&emu.lock);
 }
 
@@ -131,6 +162,7 @@ static void do_init(void)
 	setup_sysfs();
 	emu_report_init();
 	emu_kernel_init(&emu.opts);
+	setup_netdevs();
 	emu_exit_signals_setup();
 	trap_set_fatal_hook(emu_device_dump_on_signal);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

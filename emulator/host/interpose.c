@@ -183,6 +183,11 @@ EMU_EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	if (emu_fd_kind(fd) == EMU_FD_NONE && emu_is_link_ioctl(request)) {
+		ret = emu_link_ioctl_entry(fd, request, arg);
+		if (ret != 1)
+			return set_errno(ret);
+	}
 	/* The VFS answers these for every file before the driver sees them. */
 	if (emu_fd_kind(fd) != EMU_FD_UVERBS || request == FIOCLEX ||
 	    request == FIONCLEX || request == FIONBIO || request == FIOASYNC)

@@ -23,4 +23,13 @@ static inline long set_errno(long ret)
 	return ret;
 }
 
+/*
+ * interpose_net.c: an interface ioctl (SIOC[GS]IF{FLAGS,MTU}) on a socket
+ * of the application's: 1 if it is not the VM's (pass it on), else the
+ * kernel's answer (0 or -errno).
+ */
+#include <stdbool.h>
+bool emu_is_link_ioctl(unsigned long request);
+int emu_link_ioctl_entry(int fd, unsigned long request, void *arg);
+
 #endif /* MANA_EMU_INTERPOSE_H */

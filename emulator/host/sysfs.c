@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +26,9 @@
 #include "emulator/core/gid.h"
 #include "emulator/core/ibdev.h"
 #include "emulator/core/links.h"
+#include "emulator/core/netdev.h"
 #include "emulator/core/options.h"
+#include "emulator/lib/log.h"
 
 #define TREE_NAME "mana-emu.XXXXXX"
 #define PCI_DIR "bus/pci/devices/" EMU_PCI_BDF
@@ -35,6 +38,7 @@
 /* Builder with a sticky error so the layout code reads top to bottom. */
 struct tree {
 	char root[PATH_MAX];
+	bool replace;		/* rewrite: a new file renamed over the old */
 	bool failed;
 	char *err;
 	size_t errlen;
@@ -86,13 +90,19 @@ static void tree_mkdir(struct tree *t, const char *rel)
 static void tree_vwrite(struct tree *t, const char *rel, const char *fmt,
 			va_list ap)
 {
-	char path[PATH_MAX], text[1024];
+	char path[PATH_MAX], tmp[PATH_MAX + 24], text[1024];
 	int fd, len;
 
 	if (t->failed || tree_path(t, rel, path))
 		return;
 	len = vsnprintf(text, sizeof(text), fmt, ap);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	/*
+	 * Another process may read (or rewrite) the attribute meanwhile:
+	 * it sees the old text or the new, never a torn one.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	fd = open(t->replace ? tmp : path,
+		  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
 	if (fd < 0) {
 		tree_fail(t, "create", rel);
 		return;
@@ -100,6 +110,10 @@ static void tree_vwrite(struct tree *t, const char *rel, const char *fmt,
 	if (write(fd, text, len) != len)
 		tree_fail(t, "write", rel);
 	close(fd);
+	if (t->replace && rename(tmp, path)) {
+		tree_fail(t, "rename", rel);
+		unlink(tmp);
+	}
 }
 
 static void tree_write(struct tree *t, const char *rel, const char *fmt, ...)
@@ -193,25 +207,38 @@ static void make_pci_function(struct tree *t, const struct mana_emu_options *opt
 		  "../../devices/" EMU_PCI_BDF);
 }
 
+/* What changes with the link (netdev.h): written again on every change. */
+static void netdev_state_attrs(struct tree *t, const char *dir,
+			       const struct emu_link *l)
+{
+	bool up = l->operstate == IF_OPER_UP;
+	char path[PATH_MAX];
+
+	tree_attr(t, dir, "mtu", "%u\n", l->mtu);
+	tree_attr(t, dir, "flags", "0x%x\n", l->flags & 0xffff);
+	tree_attr(t, dir, "operstate", "%s\n", up ? "up" :
+		  l->operstate == IF_OPER_UNKNOWN ? "unknown" : "down");
+	/* carrier reads EINVAL while the interface is down: no file */
+	if (l->flags & IFF_UP)
+		tree_attr(t, dir, "carrier", "%u\n", l->carrier);
+	else if (snprintf(path, sizeof(path), "%s/%s/carrier", t->root, dir) <
+		 (int)sizeof(path))
+		unlink(path);
+}
+
 static void netdev_attrs(struct tree *t, const char *dir,
 			 const struct emu_link *l, unsigned int dev_port)
 {
 	const uint8_t *m = l->mac;
-	bool up = l->operstate == IF_OPER_UP;
 
 	tree_mkdir(t, dir);
 	tree_attr(t, dir, "address", "%02x:%02x:%02x:%02x:%02x:%02x\n", m[0],
 		  m[1], m[2], m[3], m[4], m[5]);
 	tree_attr(t, dir, "dev_port", "%u\n", dev_port);
 	tree_attr(t, dir, "ifindex", "%u\n", l->ifindex);
-	tree_attr(t, dir, "mtu", "%u\n", l->mtu);
 	tree_attr(t, dir, "type", "1\n");
 	tree_attr(t, dir, "addr_len", "6\n");
-	tree_attr(t, dir, "flags", "0x%x\n", l->flags & 0xffff);
-	tree_attr(t, dir, "operstate", "%s\n", up ? "up" : "down");
-	/* carrier reads EINVAL while the interface is down: no file */
-	if (up)
-		tree_attr(t, dir, "carrier", "1\n");
+	netdev_state_attrs(t, dir, l);
 	tree_attr(t, dir, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", l->name,
 		  l->ifindex);
 }
@@ -308,6 +335,19 @@ static void make_ib_gids(struct tree *t, const struct mana_emu_options *opts,
 	}
 }
 
+/* mana_ib: the port is as up as its VF netdev (see kernel.c) */
+static void port_state_attrs(struct tree *t,
+			     const struct mana_emu_options *opts,
+			     const char *dir, unsigned int port)
+{
+	struct emu_link l;
+	bool up = emu_link_of_port(opts, port, &l) && l.carrier;
+
+	tree_attr(t, dir, "state", "%s\n", up ? "4: ACTIVE" : "1: DOWN");
+	tree_attr(t, dir, "phys_state", "%s\n",
+		  up ? "5: LinkUp" : "3: Disabled");
+}
+
 static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 			 const struct emu_ibdev *d, unsigned int port)
 {
@@ -315,11 +355,7 @@ static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 
 	snprintf(dir, sizeof(dir), IB_DIR "%s/ports/%u", d->name, port);
 	tree_mkdir(t, dir);
-	/* mana_ib: the port is as up as its netdev (see kernel.c) */
-	tree_attr(t, dir, "state", "%s\n", opts->netdev_up ? "4: ACTIVE" :
-						       "1: DOWN");
-	tree_attr(t, dir, "phys_state", "%s\n",
-		  opts->netdev_up ? "5: LinkUp" : "3: Disabled");
+	port_state_attrs(t, opts, dir, port);
 	tree_attr(t, dir, "link_layer", "Ethernet\n");
 	tree_attr(t, dir, "rate", "100 Gb/sec (4X EDR)\n");
 	tree_attr(t, dir, "lid", "0x0\n");
@@ -493,6 +529,90 @@ static void make_dmi(struct tree *t)
 	tree_link(t, "class/dmi/id", "../../devices/virtual/dmi/id");
 }
 
+/*
+ * The run's interface state (core/netdev.h), shared by every process of
+ * the run through this file (host/init.c maps it).
+ */
+static void make_netdev_table(struct tree *t,
+			      const struct mana_emu_options *opts)
+{
+	struct emu_netdev_table tbl;
+	char path[PATH_MAX];
+	int fd;
+
+	if (t->failed || tree_path(t, EMU_NETDEV_FILE, path))
+		return;
+	emu_netdev_table_init(&tbl, opts);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tree_fail(t, "create", EMU_NETDEV_FILE);
+		return;
+	}
+	if (write(fd, &tbl, sizeof(tbl)) != (ssize_t)sizeof(tbl))
+		tree_fail(t, "write", EMU_NETDEV_FILE);
+	close(fd);
+}
+
+struct emu_netdev_table *mana_emu_sysfs_netdev_map(const char *root)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", root, EMU_NETDEV_FILE) >=
+	    (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size != sizeof(struct emu_netdev_table)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, sizeof(struct emu_netdev_table), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (((struct emu_netdev_table *)p)->magic != EMU_NETDEV_MAGIC) {
+		munmap(p, sizeof(struct emu_netdev_table));
+		return NULL;
+	}
+	return p;
+}
+
+static bool refresh_failed;
+
+void mana_emu_sysfs_refresh(const char *root,
+			    const struct mana_emu_options *opts)
+{
+	struct tree t = { .replace = true };
+	char dir[256], err[256];
+	struct emu_ibdev d;
+	struct emu_link l;
+	unsigned int i, port;
+
+	t.err = err;
+	t.errlen = sizeof(err);
+	snprintf(t.root, sizeof(t.root), "%s", root);
+	for (i = 1; emu_link_get(opts, i, &l); i++) {
+		snprintf(dir, sizeof(dir), "class/net/%s", l.name);
+		netdev_state_attrs(&t, dir, &l);
+	}
+	if (mana_emu_has_ibdev(opts))
+		for (i = 0; emu_ibdev_get(opts, i, &d); i++)
+			for (port = 1; port <= d.nports; port++) {
+				snprintf(dir, sizeof(dir),
+					 IB_DIR "%s/ports/%u", d.name, port);
+				port_state_attrs(&t, opts, dir, port);
+			}
+	/* once: a tree gone for good would say it on every change */
+	if (t.failed && !__atomic_exchange_n(&refresh_failed, true,
+					     __ATOMIC_RELAXED))
+		emu_log("%s (sysfs no longer follows the links)", err);
+}
+
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 			  char *err, size_t errlen)
 {
@@ -526,6 +646,7 @@ int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 	make_modules(&t, opts);
 	make_hugepages(&t, opts);
 	make_dmi(&t);
+	make_netdev_table(&t, opts);
 	if (t.failed) {
 		mana_emu_sysfs_remove(t.root);
 		return -1;

@@ -18,6 +18,17 @@ struct mana_emu_options;
 int mana_emu_sysfs_create(const struct mana_emu_options *opts, char *root,
 			  char *err, size_t errlen);
 
+/*
+ * The run's interface state in the tree at @root (core/netdev.h), mapped
+ * shared; NULL if the tree has none.
+ */
+struct emu_netdev_table;
+struct emu_netdev_table *mana_emu_sysfs_netdev_map(const char *root);
+
+/* Write the attributes that follow the links again (mtu, operstate, ...). */
+void mana_emu_sysfs_refresh(const char *root,
+			    const struct mana_emu_options *opts);
+
 /* Remove a tree made by mana_emu_sysfs_create(); 0 or -1/errno. */
 int mana_emu_sysfs_remove(const char *root);
 

@@ -62,6 +62,8 @@ int emu_event_file_create(struct emu_file *file, bool async,
 	file->events = ev;
 	if (!async)
 		kernel_comp_channel_count++;
+	else
+		emu_link_watch();
 	*out = ev;
 	return 0;
 
@@ -271,6 +273,31 @@ void emu_post_device_fatal(void)
 		for (ev = ctx->file->events; ev; ev = ev->next)
 			if (ev->async)
 				emu_event_post(ev, NULL, &desc, sizeof(desc));
+}
+
+/*
+ * ib_uverbs_async_handler() for a port event: every open file of the
+ * device with an async event file, the port number as the element.
+ */
+void emu_post_port_event(const struct emu_ibdev *d, unsigned int port,
+			 uint32_t event_type)
+{
+	struct ib_uverbs_async_event_desc desc = {
+		.element = port, .event_type = event_type,
+	};
+	struct emu_ucontext *ctx;
+	struct emu_event_file *ev;
+
+	if (emu_verbose())
+		emu_log("%s port %u: async event %s", d->name, port,
+			event_type == IBV_EVENT_PORT_ACTIVE ? "PORT_ACTIVE" :
+							      "PORT_ERR");
+	for (ctx = kernel_contexts; ctx; ctx = ctx->next)
+		if (ctx->file->devnum == d->index)
+			for (ev = ctx->file->events; ev; ev = ev->next)
+				if (ev->async)
+					emu_event_post(ev, NULL, &desc,
+						       sizeof(desc));
 }
 
 /* IB_EVENT_CQ_ERR: the device overwrote completions of @cq not yet consumed. */

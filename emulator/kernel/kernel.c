@@ -93,10 +93,8 @@ void emu_kernel_init(const struct mana_emu_options *opts)
 			   &emu_dev.ibdev[emu_dev.nibdevs]);
 	     emu_dev.nibdevs++)
 		;
-	for (port = 1; port <= opts->ports; port++) {
+	for (port = 1; port <= opts->ports; port++)
 		mana_emu_port_mac(opts, port, emu_dev.ports[port - 1].mac);
-		emu_dev.ports[port - 1].netdev_up = opts->netdev_up;
-	}
 	/* 6.2's probe set no node GUID (the core reports 0) */
 	emu_dev.node_guid = emu_era_get(opts->kernel)->ib_netdev ?
 			    emu_mac_to_guid(emu_dev.ports[0].mac) : 0;
@@ -221,7 +219,7 @@ bool emu_ibdev_port_valid(const struct emu_ibdev *d, unsigned int port)
  */
 void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
 {
-	bool up = emu_dev.ports[port - 1].netdev_up;
+	bool up = emu_port_netdev_running(port);
 
 	/* before 6.10 query_port filled nothing: NOP (0), phys_state 0 */
 	if (!kernel_era()->port_attrs) {

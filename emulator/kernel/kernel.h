@@ -158,8 +158,7 @@ struct emu_vport {
 
 struct emu_port {
 	uint8_t mac[6];
-	bool netdev_up;		/* the kernel netdev holds the vport */
-	struct emu_vport vport;
+	struct emu_vport vport;	/* the VF netdev's hold: link.c */
 };
 
 struct emu_device {
@@ -240,6 +239,34 @@ static inline const struct emu_era *kernel_era(void)
 	return emu_era_get(emu.opts.kernel);
 }
 
+/*
+ * link.c: link administration (mana_en's and hv_netvsc's ndo_open,
+ * ndo_stop, ndo_change_mtu) and its meaning to the IB ports.  0 or
+ * -errno as dev_change_flags() / dev_set_mtu() answer.
+ */
+struct emu_netdev;
+bool emu_net_admin(void);
+struct emu_link;
+/* dev_change_flags(): only IFF_UP may change (else EOPNOTSUPP) */
+int emu_link_change_flags(const struct emu_link *l, unsigned int flags);
+/* SIOC[GS]IF{FLAGS,MTU}: -errno, 0, or 1 if @arg names no VM interface */
+int emu_link_ioctl(unsigned long request, void *arg);
+int emu_link_set_up(unsigned int ifindex, bool up);
+int emu_link_set_mtu(unsigned int ifindex, long mtu);
+/* The VF of @port: open (holds the vport), running with carrier, MTU. */
+bool emu_port_netdev_open(unsigned int port);
+bool emu_port_netdev_running(unsigned int port);
+unsigned int emu_port_netdev_mtu(unsigned int port);
+/* mana_cfg_vport()/mana_uncfg_vport() of a raw QP's PD: 0 or -EBUSY */
+int emu_port_vport_claim(unsigned int port);
+void emu_port_vport_release(unsigned int port);
+/* The netdev listener (core/netdev.h): port events. */
+void emu_link_changed(unsigned int ifindex, const struct emu_netdev *old,
+		      const struct emu_netdev *now);
+/* Start the watcher of other processes' changes (once); after fork(). */
+void emu_link_watch(void);
+void emu_link_fork_child(void);
+
 /* Query verbs (fill the core responses) */
 void emu_query_device(const struct emu_ibdev *d,
 		      struct ib_uverbs_ex_query_device_resp *resp);
@@ -286,6 +313,9 @@ void emu_event_post(struct emu_event_file *ev, struct emu_cq *cq,
 int emu_event_pop(struct emu_event_file *ev, void *out, size_t len);
 /* IB_EVENT_DEVICE_FATAL to every context's async fds. */
 void emu_post_device_fatal(void);
+/* IB_EVENT_PORT_ACTIVE / PORT_ERR to every context of @d (link.c) */
+void emu_post_port_event(const struct emu_ibdev *d, unsigned int port,
+			 uint32_t event_type);
 void emu_post_cq_error(struct emu_ucontext *ctx, struct emu_cq *cq);
 
 /* Objects */

@@ -245,11 +245,15 @@ static int vport_get(struct emu_pd *pd, unsigned int port)
 			pd->vport_use_count++;
 		return ret;
 	}
-	if (p->netdev_up || p->vport.pd)
+	/* the VF, another PD, or another process of the VM holds it */
+	if (emu_port_netdev_open(port) || p->vport.pd ||
+	    emu_port_vport_claim(port))
 		return refs ? -EBUSY : -ENODEV;
 	ret = emu_port_attach(port);
-	if (ret)
+	if (ret) {
+		emu_port_vport_release(port);
 		return ret;
+	}
 	p->vport.pd = pd;
 	pd->vport_port = port;
 	pd->vport_use_count = 1;
@@ -260,6 +264,7 @@ static void vport_put(struct emu_pd *pd)
 {
 	if (--pd->vport_use_count)
 		return;
+	emu_port_vport_release(pd->vport_port);
 	emu_dev.ports[pd->vport_port - 1].vport.pd = NULL;
 	pd->vport_port = 0;
 }

@@ -39,9 +39,8 @@ void emu_rnic_query_device(struct ib_uverbs_ex_query_device_resp *resp)
 /* ib_mtu_int_to_enum() of the VF interface's MTU */
 uint8_t emu_port_active_mtu(unsigned int port)
 {
-	unsigned int mtu = emu_dev.opts->mtu;
+	unsigned int mtu = emu_port_netdev_mtu(port);
 
-	(void)port;		/* one --mtu for every VF interface */
 	if (mtu >= 4096)
 		return IBV_MTU_4096;
 	if (mtu >= 2048)

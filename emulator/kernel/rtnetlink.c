@@ -2,8 +2,11 @@
 /*
  * Fake NETLINK_ROUTE: the link requests a tool asks about the VM's
  * interfaces (links.h), answered as rtnl_getlink()/rtnl_dump_ifinfo()
- * answer.  Address dumps: rtnetlink_addr.c; anything else is refused with -EOPNOTSUPP, so a program that
- * needs more of rtnetlink fails loudly instead of being misled.
+ * answer, and `ip link set` (RTM_NEWLINK/RTM_SETLINK on an existing
+ * interface: up, down, mtu; link.c makes the change).  Address dumps:
+ * rtnetlink_addr.c; anything else is refused with -EOPNOTSUPP, so a
+ * program that needs more of rtnetlink fails loudly instead of being
+ * misled.
  */
 #include <net/if.h>
 #include <errno.h>
@@ -62,29 +65,53 @@ static const struct ifinfomsg *req_ifinfo(const struct nlmsghdr *req)
 	return NLMSG_DATA(req);
 }
 
-/* IFLA_IFNAME of a request, NUL terminated, or NULL. */
-static const char *req_ifname(const struct nlmsghdr *req, char *name)
+/*
+ * Attribute @type of a request (NULL if absent); *@bad when the
+ * attributes do not parse or one outside @known (a bit per IFLA_*) is
+ * there.
+ */
+static const struct nlattr *req_attr(const struct nlmsghdr *req, int type,
+				     uint64_t known, bool *bad)
 {
 	size_t off = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	const struct nlattr *found = NULL;
 
+	*bad = false;
 	while (req->nlmsg_len >= off + NLA_HDRLEN) {
 		const struct nlattr *nla =
 			(const struct nlattr *)((const char *)req + off);
 		size_t len = nla->nla_len;
+		int t = nla->nla_type & NLA_TYPE_MASK;
 
-		if (len < NLA_HDRLEN || len > req->nlmsg_len - off)
+		if (len < NLA_HDRLEN || len > req->nlmsg_len - off) {
+			*bad = true;
 			return NULL;
-		if ((nla->nla_type & NLA_TYPE_MASK) == IFLA_IFNAME) {
-			len -= NLA_HDRLEN;
-			if (!len || len > IFNAMSIZ)
-				return NULL;
-			memcpy(name, (const char *)nla + NLA_HDRLEN, len);
-			name[len - 1] = 0;
-			return name;
 		}
+		if (t >= 64 || !(known & (1ull << t)))
+			*bad = true;
+		if (t == type)
+			found = nla;
 		off += NLA_ALIGN(len);
 	}
-	return NULL;
+	return found;
+}
+
+/* IFLA_IFNAME of a request, NUL terminated, or NULL. */
+static const char *req_ifname(const struct nlmsghdr *req, char *name)
+{
+	const struct nlattr *nla;
+	size_t len;
+	bool bad;
+
+	nla = req_attr(req, IFLA_IFNAME, ~0ull, &bad);
+	if (!nla)
+		return NULL;
+	len = nla->nla_len - NLA_HDRLEN;
+	if (!len || len > IFNAMSIZ)
+		return NULL;
+	memcpy(name, (const char *)nla + NLA_HDRLEN, len);
+	name[len - 1] = 0;
+	return name;
 }
 
 static int getlink(struct emu_nlsock *s, const struct nlmsghdr *req)
@@ -115,11 +142,83 @@ static int getlink(struct emu_nlsock *s, const struct nlmsghdr *req)
 	return ifi->ifi_index > 0 || name ? -ENODEV : -EINVAL;
 }
 
+/*
+ * rtnl_newlink()/rtnl_setlink() on an existing interface: do_setlink()
+ * sets the MTU, then the flags.  Only IFF_UP and IFLA_MTU are emulated:
+ * any other attribute or flag change is refused before anything changes.
+ */
+static int setlink(const struct nlmsghdr *req)
+{
+	const uint64_t known = 1ull << IFLA_IFNAME | 1ull << IFLA_MTU |
+			       1ull << IFLA_EXT_MASK;
+	const struct mana_emu_options *o = emu_dev.opts;
+	const struct ifinfomsg *ifi = req_ifinfo(req);
+	const struct nlattr *mtu;
+	unsigned int flags;
+	char buf[IFNAMSIZ];
+	const char *name;
+	struct emu_link l;
+	bool bad, found;
+	uint32_t v;
+	int ret;
+
+	if (!emu_net_admin())
+		return -EPERM;
+	if (!ifi)
+		return -EINVAL;
+	name = req_ifname(req, buf);
+	if (ifi->ifi_index > 0)
+		found = emu_link_get(o, ifi->ifi_index - 1, &l);
+	else
+		found = name && emu_link_by_name(o, name, &l);
+	if (!found) {
+		/* ip link add: no interface of a new kind in this VM */
+		if (req->nlmsg_type == RTM_NEWLINK &&
+		    (req->nlmsg_flags & NLM_F_CREATE))
+			return -EOPNOTSUPP;
+		/*
+		 * rtnl_newlink() answers ENODEV also when no link is named
+		 * (iproute2 probes it so: EINVAL or EOPNOTSUPP would send it
+		 * to the old ioctls), rtnl_setlink() EINVAL.
+		 */
+		return ifi->ifi_index > 0 || name ||
+		       req->nlmsg_type == RTM_NEWLINK ? -ENODEV : -EINVAL;
+	}
+	mtu = req_attr(req, IFLA_MTU, known, &bad);
+	/* a name other than the interface's is a rename */
+	if (bad || (name && ifi->ifi_index > 0 && strcmp(name, l.name))) {
+		emu_log("rtnetlink: %s: only up, down and mtu are emulated",
+			l.name);
+		return -EOPNOTSUPP;
+	}
+	flags = ifi->ifi_flags;
+	if (ifi->ifi_change)	/* rtnl_dev_combine_flags() */
+		flags = (flags & ifi->ifi_change) |
+			(l.flags & ~ifi->ifi_change);
+	if (mtu) {
+		if (mtu->nla_len < NLA_HDRLEN + sizeof(v))
+			return -EINVAL;
+		memcpy(&v, (const char *)mtu + NLA_HDRLEN, sizeof(v));
+		ret = emu_link_set_mtu(l.ifindex, v);
+		if (ret)
+			return ret;
+	}
+	if (!ifi->ifi_flags && !ifi->ifi_change)
+		return 0;
+	/* the MTU may have changed the flags' view of the link: look again */
+	if (!emu_link_get(o, l.ifindex - 1, &l))
+		return -ENODEV;
+	return emu_link_change_flags(&l, flags);
+}
+
 int emu_rtnl_dispatch(struct emu_nlsock *s, const struct nlmsghdr *req)
 {
 	switch (req->nlmsg_type) {
 	case RTM_GETLINK:
 		return getlink(s, req);
+	case RTM_NEWLINK:
+	case RTM_SETLINK:
+		return setlink(req);
 	case RTM_GETADDR:
 		return emu_rtnl_getaddr(s, req);
 	default:
