@@ -23,6 +23,7 @@
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
 #define VSW_PEERS	64	/* other ports on one socket: wire */
 #define VSW_LEARN	16	/* source MACs learned per peer, oldest replaced */
+#define VSW_GONE	64	/* identities of ports that left, newest kept */
 #define VSW_PENDING_MAX	1024	/* frames held for busy receivers */
 #define VSW_HELLO_WAIT_MS 10000	/* a peer's answer to our HELLO at open */
 #define VSW_NAME_MAX	24	/* "/p.PID.PORT.SEQ" under PATH */
@@ -86,6 +87,9 @@ struct backend {
 	pthread_mutex_t peer_lock;
 	struct vsw_id id;		/* ours, announced */
 	struct vsw_peer *peers;		/* VSW_PEERS slots */
+	/* a frame for a port that left is dropped, not flooded to the rest */
+	struct vsw_id *gone;		/* VSW_GONE, a ring */
+	unsigned int ngone, gone_next;
 	struct vsw_pending *pend_head, *pend_tail;
 	unsigned int npend;
 	_Atomic bool tx_busy;		/* pend_head != NULL */

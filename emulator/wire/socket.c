@@ -74,13 +74,51 @@ static int peer_add(struct backend *b, int fd)
 	return -1;
 }
 
+/* Is @mac or @gid (NULL: none) a live peer's? */
+static bool held_by_peer(struct backend *b, const uint8_t *mac,
+			 const uint8_t *gid)
+{
+	int i;
+
+	for (i = 0; i < VSW_PEERS; i++) {
+		const struct vsw_peer *p = &b->peers[i];
+
+		if (p->fd < 0 || !p->have_id)
+			continue;
+		if (gid ? vsw_id_has_gid(&p->id, gid) :
+			  !memcmp(p->id.mac, mac, 6))
+			return true;
+	}
+	return false;
+}
+
+/* Did a port that left hold @mac or @gid (and no live port holds it)? */
+static bool gone_holder(struct backend *b, const uint8_t *mac,
+			const uint8_t *gid)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->ngone; i++)
+		if (gid ? vsw_id_has_gid(&b->gone[i], gid) :
+			  !memcmp(b->gone[i].mac, mac, 6))
+			return !held_by_peer(b, mac, gid);
+	return false;
+}
+
 /* Close peer @i; frames waiting for it will not go to anyone in its slot. */
 static void peer_close(struct backend *b, int i)
 {
+	static const uint8_t zero[6];
 	struct vsw_pending *pe;
 
 	if (b->peers[i].fd < 0)
 		return;
+	if (b->peers[i].have_id && memcmp(b->peers[i].id.mac, zero, 6)) {
+		b->gone[b->gone_next] = b->peers[i].id;
+		b->gone_next = (b->gone_next + 1) % VSW_GONE;
+		if (b->ngone < VSW_GONE)
+			b->ngone++;
+	}
 	emu_libc_close(b->peers[i].fd);
 	b->peers[i].fd = -1;
 	for (pe = b->pend_head; pe; pe = pe->next)
@@ -119,24 +157,42 @@ static uint64_t route(struct backend *b, const uint8_t *f, size_t len)
 {
 	uint64_t all = 0, to = 0;
 	uint8_t gid[16];
-	bool roce = vsw_roce_dst(f, len, gid);
+	bool roce = vsw_roce_dst(f, len, gid), dead_holds = false;
 	int i;
 
 	for (i = 0; i < VSW_PEERS; i++) {
 		const struct vsw_peer *p = &b->peers[i];
+		bool holds;
 
-		if (p->fd < 0 || p->dead)
+		if (p->fd < 0)
 			continue;
+		holds = roce ? p->have_id && vsw_id_has_gid(&p->id, gid) :
+			       !(f[0] & 1) && peer_has_mac(p, f);
+		if (p->dead) {	/* gone, not yet closed */
+			dead_holds |= holds;
+			continue;
+		}
 		all |= 1ull << i;
-		if (roce ? p->have_id && vsw_id_has_gid(&p->id, gid) :
-			   !(f[0] & 1) && peer_has_mac(p, f))
+		if (holds)
 			to |= 1ull << i;
 	}
+	if (to)
+		return to;
+	/*
+	 * Its port left: the frame is lost (as after a link down, where a
+	 * switch would flood it to ports whose NICs filter it out).
+	 */
+	if (dead_holds || (roce && gone_holder(b, NULL, gid)))
+		return 0;
+	if (f[0] & 1)
+		return all;
 	/* RoCE to an address nobody holds goes by MAC, as any frame */
-	if (roce && !to && !(f[0] & 1))
+	if (roce)
 		for (i = 0; i < VSW_PEERS; i++)
 			if ((all >> i & 1) && peer_has_mac(&b->peers[i], f))
 				to |= 1ull << i;
+	if (!to && gone_holder(b, f, NULL))
+		return 0;
 	return to ? to : all;
 }
 
@@ -632,9 +688,10 @@ int backend_socket_open(struct backend *b)
 	int ret, dir, i;
 
 	b->peers = calloc(VSW_PEERS, sizeof(*b->peers));
+	b->gone = calloc(VSW_GONE, sizeof(*b->gone));
 	b->rxbuf_size = VSW_MSG_MAX;
 	b->rxbuf = malloc(b->rxbuf_size);
-	if (!b->peers || !b->rxbuf)
+	if (!b->peers || !b->gone || !b->rxbuf)
 		return -ENOMEM;
 	for (i = 0; i < VSW_PEERS; i++)
 		b->peers[i].fd = -1;
@@ -682,6 +739,8 @@ void backend_socket_close(struct backend *b)
 		free(b->peers);
 		b->peers = NULL;
 	}
+	free(b->gone);
+	b->gone = NULL;
 	while ((pe = b->pend_head)) {
 		b->pend_head = pe->next;
 		free(pe);
