@@ -45,6 +45,7 @@
 #include "backend_int.h"
 #include "pcap.h"
 #include "emulator/lib/libc.h"
+#include "emulator/lib/quiet_thread.h"
 
 #define PORT_PREFIX	"p."
 
@@ -409,6 +410,7 @@ void *backend_socket_thread(void *arg)
 	bool room, drained;
 	int i, ret;
 
+	emu_thread_short_slice();
 	for (;;) {
 		room = device_has_room(b);
 		pfd[0] = (struct pollfd){ .fd = b->stop_fd, .events = POLLIN };
