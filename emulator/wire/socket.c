@@ -748,6 +748,15 @@ void backend_socket_close(struct backend *b)
 		free(pe);
 	}
 	b->pend_tail = NULL;
+	/*
+	 * Stop listening before taking the lock: a port joining meanwhile
+	 * (it holds the lock) sees us gone at once instead of waiting for
+	 * the HELLO our stopped thread would never send.
+	 */
+	if (b->fd >= 0) {
+		emu_libc_close(b->fd);
+		b->fd = -1;
+	}
 	if (!b->bound || b->pid != getpid())
 		return;
 	/* Only our own file; the directory goes with the last port. */
