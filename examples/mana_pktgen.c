@@ -71,6 +71,7 @@ struct config {
 	bool cq_doorbell;		/* report consumed CQEs (default) */
 	bool verify;			/* recv: check every frame as loopback does */
 	uint32_t rx_sleep_us;		/* pause after each RX poll that got frames */
+	uint64_t progress;		/* say so on stderr once this many came */
 };
 
 /* --dmac: where send mode's frames go (default the emulator's first MAC) */
@@ -432,6 +433,10 @@ static void account_rx(struct app *a, struct rxq *q, uint32_t qi,
 	q->frames++;
 	q->bytes += len;
 	a->received++;
+	/* a script waiting for the transfer to be under way */
+	if (a->received == a->cfg.progress)
+		fprintf(stderr, "mana-pktgen: received %" PRIu64 "\n",
+			a->received);
 	if (a->cfg.mode != MODE_LOOPBACK &&
 	    !(a->cfg.mode == MODE_RECV && a->cfg.verify))
 		return;
@@ -758,6 +763,7 @@ static void usage(FILE *out)
 		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
 		"                   [--port=N] [--timeout=SECONDS] [--cq-doorbell=batch|never]\n"
 		"                   [--dmac=XX:XX:XX:XX:XX:XX] [--verify] [--rx-sleep=US]\n"
+		"                   [--progress=N]\n"
 		"                   [--quiet]\n");
 }
 
@@ -790,6 +796,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "dmac", required_argument, NULL, 'M' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "rx-sleep", required_argument, NULL, 'S' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -871,6 +878,10 @@ static int parse_args(int argc, char **argv, struct config *c)
 			if (parse_u64(optarg, 0, 1000000, &v))
 				goto bad;
 			c->rx_sleep_us = v;
+			break;
+		case 'P':
+			if (parse_u64(optarg, 1, UINT64_MAX, &c->progress))
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout);

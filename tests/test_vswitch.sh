@@ -18,6 +18,11 @@ EMU="$BUILD/bin/mana-emu"
 PKTGEN="$BUILD/bin/mana-pktgen"
 . "$(dirname "$0")/check.sh"
 
+# whatever happens, no VM outlives the test (two senders never end alone)
+declare -a lp
+cleanup() { [ ${#lp[@]} = 0 ] || kill -KILL "${lp[@]}" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
 mac() { printf '00:0d:3a:00:%02x:%02x' "$1" "$2"; }
 
 # port line of a --stats file: "tx_frames tx_drops rx_frames rx_drops"
@@ -63,7 +68,6 @@ check "receiver's RQ dropped nothing" test "$(rq_drops "$TMP/r.stats")" = 0
 W="$TMP/eight"
 BIG=1000000000		# pairs 0 and 1 send until killed
 N=20000
-declare -a lp
 for p in 0 1 2 3; do
 	n=$N
 	to=20
@@ -73,15 +77,30 @@ for p in 0 1 2 3; do
 	"$EMU" --backend=socket:"$W" --mac="$(mac $((p + 2)) 1)" \
 		--stats="$TMP/r$p.stats" -- "$PKTGEN" --mode=recv --frames=$n \
 		--queues=1 --flows=1 --verify $sleep_opt --timeout=$to \
+		--progress=$((N / 4)) \
 		>"$TMP/r$p.out" 2>&1 &
 	lp[$((2 * p))]=$!
 	# in order: receiver 0 is the first VM on the wire
-	check "receiver $p started" wait_for "$TMP/r$p.out" "receiving on"
+	if ! wait_for "$TMP/r$p.out" "receiving on"; then
+		fail "receiver $p did not start:"
+		cat "$TMP/r$p.out" >&2
+		check_done
+		exit 1
+	fi
 	"$EMU" --backend=socket:"$W" --mac="$(mac $((p + 2)) 2)" \
 		--stats="$TMP/s$p.stats" -- "$PKTGEN" --mode=send --frames=$n \
 		--queues=1 --flows=1 --dmac="$(mac $((p + 2)) 1)" --quiet \
 		>"$TMP/s$p.out" 2>&1 &
 	lp[$((2 * p + 1))]=$!
+done
+# mid-transfer: every pair has a quarter of its frames (none can be done)
+for p in 0 1 2 3; do
+	if ! wait_for "$TMP/r$p.out" "received $((N / 4))"; then
+		fail "pair $p not under way:"
+		tail -n 5 "$TMP/r$p.out" >&2
+		check_done
+		exit 1
+	fi
 done
 # the VM's process is the command under each launcher
 vm_pid() { pgrep -P "$1" -x mana-pktgen; }
