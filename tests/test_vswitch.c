@@ -9,7 +9,10 @@
  *    the MAC's owner, RoCEv2 only to the GID's owner (also with a MAC
  *    nobody has, which a switch by MAC would flood), both ports of one
  *    identity get a copy, broadcast and unknown unicast flooded, never
- *    back to the sender;
+ *    back to the sender; a port that left gets nothing, nor do the others
+ *    in its stead; flow control: a receiver without room reads nothing,
+ *    its sender is held back, nothing is lost, also of a sender that
+ *    left meanwhile;
  * 3. eight processes, four sender -> receiver pairs; the first process to
  *    join (the old design's switch) and two others are killed with
  *    SIGKILL mid-transfer; the surviving pairs get every frame, in order,
@@ -416,6 +419,90 @@ static void test_delivery(void)
 	CHECK(access(path, F_OK), "%s left behind", path);
 }
 
+/* ---- flow control: a receiver with no room, a sender held back ----------- */
+
+static atomic_bool allow;
+static atomic_int readies;
+
+static bool room_fn(void *ctx, unsigned int port)
+{
+	(void)ctx;
+	(void)port;
+	return atomic_load(&allow);
+}
+
+static void ready_fn(void *ctx, unsigned int port)
+{
+	(void)ctx;
+	(void)port;
+	atomic_fetch_add(&readies, 1);
+}
+
+/*
+ * R's device has no room: R reads nothing, S1's frames wait in the wire
+ * until S1 is held back (backend_tx_busy), S2 leaves with frames still on
+ * the way.  Once R has room, every frame of both arrives, in order, and
+ * S1 is told it may go on.
+ */
+static void test_flow(void)
+{
+	struct station r, s1, s2;
+	char path[128], spec[160];
+	struct backend_stats bs;
+	uint8_t f[1600], dmac[6];
+	uint32_t n1 = 0, i;
+	long end;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/flow", tmpdir);
+	snprintf(spec, sizeof(spec), "socket:%s", path);
+	CHECK(!st_open(&r, spec, 1) && !st_open(&s1, spec, 2) &&
+	      !st_open(&s2, spec, 3), "open: %s", strerror(errno));
+	if (check_failed)
+		return;
+	r.want_from = 3;
+	atomic_store(&allow, false);
+	backend_set_flow(r.b, room_fn, NULL, NULL);
+	backend_set_flow(s1.b, NULL, ready_fn, NULL);
+	mac_of(1, dmac);
+	/* S2: 100 frames, then it leaves */
+	for (i = 0; i < 100; i++) {
+		len = make(f, K_STREAM, 3, dmac, 0, i);
+		backend_xmit(s2.b, f, len);
+	}
+	st_close(&s2);
+	/* S1: until the wire holds it back (its socket buffer is bounded) */
+	while (!backend_tx_busy(s1.b) && n1 < 100000) {
+		len = make(f, K_UNI, 2, dmac, 0, n1++);
+		backend_xmit(s1.b, f, len);
+	}
+	backend_stats(s1.b, &bs);
+	CHECK(backend_tx_busy(s1.b) && bs.tx_frames == n1 && !bs.tx_drops,
+	      "S1 not held back after %u frames (drops %lu)", n1,
+	      (unsigned long)bs.tx_drops);
+	pthread_mutex_lock(&r.lock);
+	CHECK(!r.got[2][K_UNI] && !r.next_seq && !r.bad,
+	      "R took frames without room");
+	pthread_mutex_unlock(&r.lock);
+
+	atomic_store(&allow, true);
+	backend_rx_resume(r.b);
+	CHECK(st_wait(&r, 2, K_UNI, n1), "R got %u of S1's %u", r.got[2][K_UNI],
+	      n1);
+	pthread_mutex_lock(&r.lock);
+	CHECK(r.got[2][K_UNI] == n1 && r.next_seq == 100 && !r.bad,
+	      "R: %u of %u from S1, %u of 100 from S2 (gone), bad %u",
+	      r.got[2][K_UNI], n1, r.next_seq, r.bad);
+	pthread_mutex_unlock(&r.lock);
+	for (end = now_ms() + WAIT_MS; backend_tx_busy(s1.b) && now_ms() < end;)
+		usleep(1000);
+	CHECK(!backend_tx_busy(s1.b) && atomic_load(&readies) >= 1,
+	      "S1 not released (ready callbacks %d)", atomic_load(&readies));
+	st_close(&s1);
+	st_close(&r);
+	CHECK(access(path, F_OK), "%s left behind", path);
+}
+
 /* ---- 3. eight processes, three killed ------------------------------------ */
 
 #define NP 8
@@ -570,6 +657,7 @@ int main(void)
 	}
 	test_records();
 	test_delivery();
+	test_flow();
 	test_kill_three();
 	CHECK(!rmdir(tmpdir), "rmdir %s: %s", tmpdir, strerror(errno));
 	return check_done();

@@ -130,6 +130,7 @@ struct vsw_peer {
 	bool have_id;			/* its HELLO came */
 	bool said_hello;		/* ours went */
 	bool dead;			/* a send failed: the thread closes it */
+	bool parked;			/* not polled until the device has room */
 	struct vsw_id id;
 	uint8_t learned[VSW_LEARN][6];	/* other source MACs seen from it */
 	unsigned int nlearned, learn_next;

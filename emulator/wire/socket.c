@@ -435,7 +435,15 @@ void *backend_socket_thread(void *arg)
 				peer_close(b, i);
 				continue;
 			}
-			/* a HELLO is read even while the device is full */
+			/*
+			 * a HELLO is read even while the device is full; a
+			 * peer with frames waiting for room is left out
+			 * (its hang-up would wake us for nothing)
+			 */
+			if (room)
+				p->parked = false;
+			else if (p->parked && !(wait_out >> i & 1))
+				continue;
 			if (room || !p->have_id)
 				ev |= POLLIN;
 			if (wait_out >> i & 1)
@@ -468,9 +476,17 @@ void *backend_socket_thread(void *arg)
 				continue;
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
+			ret = 0;
 			for (r = 0; r < RX_BURST; r++) {
-				if (b->peers[i].have_id && !device_has_room(b))
+				if (b->peers[i].have_id && !device_has_room(b)) {
+					/*
+					 * its frames wait for room (a peer
+					 * that left too: they are still
+					 * frames); poll it no more till then
+					 */
+					b->peers[i].parked = true;
 					break;
+				}
 				ret = read_one(b, i);
 				if (ret <= 0)
 					break;
