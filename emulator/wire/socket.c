@@ -159,6 +159,7 @@ static uint64_t route(struct backend *b, const uint8_t *f, size_t len)
 	uint64_t all = 0, to = 0;
 	uint8_t gid[16];
 	bool roce = vsw_roce_dst(f, len, gid), dead_holds = false;
+	bool dead_mac = false;
 	int i;
 
 	for (i = 0; i < VSW_PEERS; i++) {
@@ -171,6 +172,7 @@ static uint64_t route(struct backend *b, const uint8_t *f, size_t len)
 			       !(f[0] & 1) && peer_has_mac(p, f);
 		if (p->dead) {	/* gone, not yet closed */
 			dead_holds |= holds;
+			dead_mac |= !(f[0] & 1) && peer_has_mac(p, f);
 			continue;
 		}
 		all |= 1ull << i;
@@ -192,7 +194,8 @@ static uint64_t route(struct backend *b, const uint8_t *f, size_t len)
 		for (i = 0; i < VSW_PEERS; i++)
 			if ((all >> i & 1) && peer_has_mac(&b->peers[i], f))
 				to |= 1ull << i;
-	if (!to && gone_holder(b, f, NULL))
+	/* by MAC, a port that left: lost likewise (RoCE to no GID too) */
+	if (!to && (dead_mac || gone_holder(b, f, NULL)))
 		return 0;
 	return to ? to : all;
 }
@@ -210,7 +213,8 @@ static int send_data(struct backend *b, int i, const void *frame, size_t len)
 
 	vsw_data_hdr(hdr);
 	do
-		n = emu_libc_sendmsg(b->peers[i].fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = emu_libc_sendmsg(b->peers[i].fd, &mh,
+				     MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return 1;
@@ -241,7 +245,7 @@ static void kick_thread(struct backend *b)
 	uint64_t one = 1;
 
 	if (emu_libc_write(b->stop_fd, &one, sizeof(one)) < 0)
-		return;	/* the counter is full: a wake-up is pending anyway */
+		return;	/* the counter is full: a wake-up is pending */
 }
 
 static bool pend_push(struct backend *b, uint64_t mask, const void *frame,
@@ -339,7 +343,8 @@ static int read_one(struct backend *b, int i)
 	ssize_t n;
 
 	do
-		n = emu_libc_recv(p->fd, b->rxbuf, b->rxbuf_size, MSG_DONTWAIT | MSG_TRUNC);
+		n = emu_libc_recv(p->fd, b->rxbuf, b->rxbuf_size,
+				  MSG_DONTWAIT | MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -1;
@@ -384,6 +389,28 @@ static bool device_has_room(struct backend *b)
 	return false;
 }
 
+/* Up to RX_BURST records from peer @i: -1 if it is gone. */
+static int read_burst(struct backend *b, int i)
+{
+	unsigned int r;
+	int ret = 0;
+
+	for (r = 0; r < RX_BURST; r++) {
+		if (b->peers[i].have_id && !device_has_room(b)) {
+			/*
+			 * its frames wait for room (those of a peer that left
+			 * too: they are still frames); not polled till then
+			 */
+			b->peers[i].parked = true;
+			return 0;
+		}
+		ret = read_one(b, i);
+		if (ret <= 0)
+			break;
+	}
+	return ret;
+}
+
 static void accept_all(struct backend *b)
 {
 	int fd;
@@ -405,7 +432,7 @@ void *backend_socket_thread(void *arg)
 	struct backend *b = arg;
 	struct pollfd pfd[2 + VSW_PEERS];
 	int slot[2 + VSW_PEERS];
-	unsigned int np, k, r;
+	unsigned int np, k;
 	uint64_t wait_out, v;
 	bool room, drained;
 	int i, ret;
@@ -449,7 +476,8 @@ void *backend_socket_thread(void *arg)
 			if (wait_out >> i & 1)
 				ev |= POLLOUT;
 			slot[np] = i;
-			pfd[np++] = (struct pollfd){ .fd = p->fd, .events = ev };
+			pfd[np].fd = p->fd;
+			pfd[np++].events = ev;
 		}
 		pthread_mutex_unlock(&b->peer_lock);
 		/* the device's SQs on this port may go on */
@@ -476,22 +504,7 @@ void *backend_socket_thread(void *arg)
 				continue;
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			ret = 0;
-			for (r = 0; r < RX_BURST; r++) {
-				if (b->peers[i].have_id && !device_has_room(b)) {
-					/*
-					 * its frames wait for room (a peer
-					 * that left too: they are still
-					 * frames); poll it no more till then
-					 */
-					b->peers[i].parked = true;
-					break;
-				}
-				ret = read_one(b, i);
-				if (ret <= 0)
-					break;
-			}
-			if (ret < 0)
+			if (read_burst(b, i) < 0)
 				peer_close(b, i);
 		}
 		pthread_mutex_unlock(&b->peer_lock);
@@ -566,8 +579,8 @@ static int bind_self(struct backend *b)
 	struct sockaddr_un sun;
 	struct stat st;
 
-	snprintf(b->self_path, sizeof(b->self_path), "%s/" PORT_PREFIX "%d.%u.%u",
-		 b->arg, (int)getpid(), b->port,
+	snprintf(b->self_path, sizeof(b->self_path),
+		 "%s/" PORT_PREFIX "%d.%u.%u", b->arg, (int)getpid(), b->port,
 		 atomic_fetch_add(&name_seq, 1));
 	socket_addr(&sun, b->self_path);
 	unlink(b->self_path);	/* a dead process's with our pid */
@@ -631,7 +644,7 @@ static void wait_hellos(struct backend *b)
 			long left = deadline - now_ms();
 
 			if (left <= 0)
-				return;	/* it answers later; floods meanwhile */
+				return;	/* it answers later */
 			pfd = (struct pollfd){ .fd = b->peers[i].fd,
 					       .events = POLLIN };
 			if (emu_libc_poll(&pfd, 1, (int)left) <= 0)
