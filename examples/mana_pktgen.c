@@ -72,6 +72,7 @@ struct config {
 	bool verify;			/* recv: check every frame as loopback does */
 	uint32_t rx_sleep_us;		/* pause after each RX poll that got frames */
 	uint64_t progress;		/* say so on stderr once this many came */
+	const char *resume_file;	/* after --progress frames, stop until it exists */
 };
 
 /* --dmac: where send mode's frames go (default the emulator's first MAC) */
@@ -657,6 +658,19 @@ static int run(struct app *a)
 	while (!done(a)) {
 		int progress = 0;
 
+		/*
+		 * A receiver stopped at --progress (it reads nothing, its
+		 * buffers fill) until a script creates --resume-file.
+		 */
+		if (a->cfg.resume_file && a->received >= a->cfg.progress) {
+			if (access(a->cfg.resume_file, F_OK)) {
+				usleep(1000);
+				last_progress = now();
+				continue;
+			}
+			a->cfg.resume_file = NULL;
+		}
+
 		if (a->cfg.mode == MODE_LOOPBACK || a->cfg.mode == MODE_SEND)
 			progress += send_burst(a);
 		for (i = 0; i < a->cfg.queues; i++) {
@@ -763,7 +777,7 @@ static void usage(FILE *out)
 		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
 		"                   [--port=N] [--timeout=SECONDS] [--cq-doorbell=batch|never]\n"
 		"                   [--dmac=XX:XX:XX:XX:XX:XX] [--verify] [--rx-sleep=US]\n"
-		"                   [--progress=N]\n"
+		"                   [--progress=N [--resume-file=PATH]]\n"
 		"                   [--quiet]\n");
 }
 
@@ -797,6 +811,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "verify", no_argument, NULL, 'V' },
 		{ "rx-sleep", required_argument, NULL, 'S' },
 		{ "progress", required_argument, NULL, 'P' },
+		{ "resume-file", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -882,6 +897,9 @@ static int parse_args(int argc, char **argv, struct config *c)
 		case 'P':
 			if (parse_u64(optarg, 1, UINT64_MAX, &c->progress))
 				goto bad;
+			break;
+		case 'R':
+			c->resume_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

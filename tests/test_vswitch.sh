@@ -8,9 +8,11 @@
 #    sender is held back, nothing is dropped -- the sender's port sent N,
 #    the receiver's port and RQ took N, no drop counter moved;
 # 2. eight VMs, four sender -> receiver pairs, each receiver its own MAC;
-#    the first VM on the wire, its sender and one more sender are killed
-#    with SIGKILL while every pair is sending; the two other pairs get
-#    every frame, checked, in order, and nothing of anyone else's.
+#    every receiver stops at a quarter of its frames (its sender held back
+#    by the wire), then the first VM on the wire, its sender and one more
+#    sender are killed with SIGKILL; the receivers go on; the two other
+#    pairs get every frame, checked, in order, and nothing of anyone
+#    else's.
 # Usage: test_vswitch.sh BUILD_DIR
 set -u
 BUILD=${1:?build dir}
@@ -77,7 +79,7 @@ for p in 0 1 2 3; do
 	"$EMU" --backend=socket:"$W" --mac="$(mac $((p + 2)) 1)" \
 		--stats="$TMP/r$p.stats" -- "$PKTGEN" --mode=recv --frames=$n \
 		--queues=1 --flows=1 --verify $sleep_opt --timeout=$to \
-		--progress=$((N / 4)) \
+		--progress=$((N / 4)) --resume-file="$TMP/resume" \
 		>"$TMP/r$p.out" 2>&1 &
 	lp[$((2 * p))]=$!
 	# in order: receiver 0 is the first VM on the wire
@@ -93,7 +95,8 @@ for p in 0 1 2 3; do
 		>"$TMP/s$p.out" 2>&1 &
 	lp[$((2 * p + 1))]=$!
 done
-# mid-transfer: every pair has a quarter of its frames (none can be done)
+# mid-transfer: every receiver stops at a quarter of its frames (its
+# sender is held back meanwhile) until $TMP/resume exists
 for p in 0 1 2 3; do
 	if ! wait_for "$TMP/r$p.out" "received $((N / 4))"; then
 		fail "pair $p not under way:"
@@ -109,6 +112,7 @@ for i in 0 1 3; do		# receiver 0, sender 0, sender 1
 	pid=$(vm_pid "${lp[$i]}") && kill -KILL "$pid" && killed=$((killed + 1))
 done
 check "three VMs killed mid-transfer ($killed)" test $killed = 3
+touch "$TMP/resume"
 for i in 0 1 3; do
 	wait "${lp[$i]}"
 	check "VM $i died of SIGKILL" test $? = 137
