@@ -238,7 +238,7 @@ vm_pair() {
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
-	rm -f "$wire"
+	rm -rf "$wire"
 	"$EMU" --backend=socket:"$wire" --ip=10.0.0.1/24 --mac=00:0d:3a:00:00:01 \
 		--netdev-up -- "${srv[@]}" >"$OUT/$name.srv" 2>&1 &
 	spid=$!
@@ -246,7 +246,7 @@ vm_pair() {
 	# for the wire's socket instead cost a minute per pair: the emulator
 	# opens the wire when the first QP is made, and perftest makes its QPs
 	# only after the client has connected, so the socket came when the
-	# wait gave up.  Whichever side opens the wire first owns it.)
+	# wait gave up.  No side owns the wire: either may open it first.)
 	for i in $(seq 1200); do
 		{ ss -Hltn "sport = :$PT_PORT" | grep -q . ||
 		  ! kill -0 "$spid" 2>/dev/null; } && break
@@ -281,14 +281,14 @@ perftest() {
 raw_secs() {
 	local size=$1 n=$2 t0 t1 got name="raw_$1_$2" spid i rc=0
 	t0=$(date +%s.%N)
-	rm -f "$OUT/$name.wire"
+	rm -rf "$OUT/$name.wire"
 	# the raw path needs the netdev down (the vport is the VF's otherwise)
 	"$EMU" --backend=socket:"$OUT/$name.wire" --mac=00:0d:3a:00:00:01 -- \
 		"$BUILD/bin/mana-pktgen" --mode=recv --frames="$n" --size="$size" \
 		--queues=1 --flows=1 --timeout=1 --quiet >"$OUT/$name.srv" 2>&1 &
 	spid=$!
 	for i in $(seq 1200); do
-		[ -S "$OUT/$name.wire" ] || ! kill -0 "$spid" 2>/dev/null && break
+		[ -e "$OUT/$name.wire" ] || ! kill -0 "$spid" 2>/dev/null && break
 		sleep 0.05
 	done
 	"$EMU" --backend=socket:"$OUT/$name.wire" --mac=00:0d:3a:00:00:02 -- \

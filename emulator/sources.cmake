@@ -50,7 +50,7 @@ set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
 	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
-	${MANA_EMU_DIR}/wire/roce.c
+	${MANA_EMU_DIR}/wire/roce.c ${MANA_EMU_DIR}/wire/vswitch.c
 	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c
 	${MANA_EMU_DIR}/lib/quiet_thread.c)
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -68,7 +69,14 @@ struct config {
 	double timeout;
 	bool quiet;
 	bool cq_doorbell;		/* report consumed CQEs (default) */
+	bool verify;			/* recv: check every frame as loopback does */
+	uint32_t rx_sleep_us;		/* pause after each RX poll that got frames */
+	uint64_t progress;		/* say so on stderr once this many came */
+	const char *resume_file;	/* after --progress frames, stop until it exists */
 };
+
+/* --dmac: where send mode's frames go (default the emulator's first MAC) */
+static uint8_t dst_mac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
 
 struct txq {
 	struct ibv_cq *ibcq;
@@ -110,13 +118,13 @@ struct app {
 static void flow_address(uint32_t flow, struct udp4_flow *a)
 {
 	static const struct udp4_flow base = {
-		.dmac = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 },
 		.smac = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 },
 		.src_ip = { 10, 0, 0, 1 }, .dst_ip = { 10, 0, 1, 1 },
 		.dport = 4791,
 	};
 
 	*a = base;
+	memcpy(a->dmac, dst_mac, 6);
 	a->src_ip[3] += flow % 200;
 	/* spread source ports: 4 flows land on 4 different queues of 4 */
 	a->sport = 1024 + (flow * 29) % 60000;
@@ -426,11 +434,17 @@ static void account_rx(struct app *a, struct rxq *q, uint32_t qi,
 	q->frames++;
 	q->bytes += len;
 	a->received++;
-	if (a->cfg.mode != MODE_LOOPBACK)
+	/* a script waiting for the transfer to be under way */
+	if (a->received == a->cfg.progress)
+		fprintf(stderr, "mana-pktgen: received %" PRIu64 "\n",
+			a->received);
+	if (a->cfg.mode != MODE_LOOPBACK &&
+	    !(a->cfg.mode == MODE_RECV && a->cfg.verify))
 		return;
+	/* recv: every frame of the sender's flows, in order, none lost */
 	if (check_frame(frame, len, a->cfg.size, &flow, &seq) ||
 	    flow >= a->cfg.flows || seq != a->next_seq[flow] ||
-	    expected_queue(&a->cfg, flow) != qi) {
+	    (a->cfg.mode == MODE_LOOPBACK && expected_queue(&a->cfg, flow) != qi)) {
 		a->bad++;
 		return;
 	}
@@ -495,6 +509,9 @@ static int poll_rx(struct app *a, uint32_t qi, struct txq *echo)
 		q->rq.consumed += wqes;
 		n++;
 	}
+	/* a receiver slower than its sender (--rx-sleep) */
+	if (n && a->cfg.rx_sleep_us)
+		usleep(a->cfg.rx_sleep_us);
 	if (overflow) {
 		fprintf(stderr, "mana-pktgen: RX CQ %u overflow\n", qi);
 		return -1;
@@ -641,6 +658,19 @@ static int run(struct app *a)
 	while (!done(a)) {
 		int progress = 0;
 
+		/*
+		 * A receiver stopped at --progress (it reads nothing, its
+		 * buffers fill) until a script creates --resume-file.
+		 */
+		if (a->cfg.resume_file && a->received >= a->cfg.progress) {
+			if (access(a->cfg.resume_file, F_OK)) {
+				usleep(1000);
+				last_progress = now();
+				continue;
+			}
+			a->cfg.resume_file = NULL;
+		}
+
 		if (a->cfg.mode == MODE_LOOPBACK || a->cfg.mode == MODE_SEND)
 			progress += send_burst(a);
 		for (i = 0; i < a->cfg.queues; i++) {
@@ -746,6 +776,8 @@ static void usage(FILE *out)
 		"usage: mana-pktgen [--mode=loopback|send|recv|echo|reflect] [--frames=N]\n"
 		"                   [--size=BYTES] [--flows=N] [--queues=N] [--depth=N]\n"
 		"                   [--port=N] [--timeout=SECONDS] [--cq-doorbell=batch|never]\n"
+		"                   [--dmac=XX:XX:XX:XX:XX:XX] [--verify] [--rx-sleep=US]\n"
+		"                   [--progress=N [--resume-file=PATH]]\n"
 		"                   [--quiet]\n");
 }
 
@@ -775,6 +807,11 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "cq-doorbell", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'Q' },
+		{ "dmac", required_argument, NULL, 'M' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "rx-sleep", required_argument, NULL, 'S' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "resume-file", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -841,6 +878,28 @@ static int parse_args(int argc, char **argv, struct config *c)
 			break;
 		case 'Q':
 			c->quiet = true;
+			break;
+		case 'M':
+			if (sscanf(optarg, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx%c",
+				   &dst_mac[0], &dst_mac[1], &dst_mac[2],
+				   &dst_mac[3], &dst_mac[4], &dst_mac[5],
+				   (char *)&v) != 6)
+				goto bad;
+			break;
+		case 'V':
+			c->verify = true;
+			break;
+		case 'S':
+			if (parse_u64(optarg, 0, 1000000, &v))
+				goto bad;
+			c->rx_sleep_us = v;
+			break;
+		case 'P':
+			if (parse_u64(optarg, 1, UINT64_MAX, &c->progress))
+				goto bad;
+			break;
+		case 'R':
+			c->resume_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -26,6 +26,7 @@
 #include "kernel-headers/rdma/mana-abi.h"
 #include "providers/mana/gdma.h"
 #include "providers/mana/inet.h"
+#include "emulator/wire/vswitch.h"
 #include "fuzz_emu.h"
 
 static const char *top;
@@ -895,6 +896,31 @@ static void roce_seeds(void)
 	roce_seed_kind("uc-writes", uc_writes, 4, 3);
 }
 
+/* ---- vswitch.h: a socket: wire's records ------------------------------ */
+
+static void vswitch_seeds(void)
+{
+	struct vsw_id id = { .mac = { 0, 0x0d, 0x3a, 0, 0, 1 }, .ngid = 2,
+			     .gid = { { 0xfe, 0x80, [8] = 2, [15] = 1 },
+				      { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } } };
+	uint8_t buf[VSW_HDR_LEN + 64] = { 0 };
+	uint8_t hello[VSW_HELLO_MAX];
+	size_t n = vsw_encode_hello(&id, hello, sizeof(hello));
+
+	save("vswitch", "hello", hello, n);
+	/* DATA: a RoCEv2 (IPv4, UDP 4791) frame */
+	vsw_data_hdr(buf);
+	memcpy(buf + 4, id.mac, 6);
+	buf[4 + 12] = 0x08;
+	buf[4 + 14] = 0x45;
+	buf[4 + 23] = 17;
+	buf[4 + 30] = 10;
+	buf[4 + 33] = 2;
+	buf[4 + 36] = 0x12;
+	buf[4 + 37] = 0xb7;
+	save("vswitch", "data-roce", buf, sizeof(buf));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -918,5 +944,6 @@ int main(int argc, char **argv)
 	uverbs_write_seeds();
 	uverbs_ioctl_seeds();
 	roce_seeds();
+	vswitch_seeds();
 	return 0;
 }

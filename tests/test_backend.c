@@ -313,14 +313,15 @@ static void test_spec(void)
 	CHECK(backend_spec_check(NULL, err, sizeof(err)) == -EINVAL, "NULL");
 	CHECK(backend_spec_check("bogus", NULL, 0) == -EINVAL, "no err buffer");
 
+	/* PATH is a directory; PATH/p.PID.PORT.SEQ must fit sun_path */
 	memset(longpath, 'p', sizeof(longpath));
 	memcpy(longpath, "socket:/", 8);
-	longpath[7 + 108] = '\0';	/* PATH of 108 bytes: one too many */
+	longpath[7 + 84] = '\0';	/* PATH of 84 bytes: one too many */
 	CHECK(backend_spec_check(longpath, err, sizeof(err)) == -EINVAL,
-	      "108-byte PATH accepted");
-	longpath[7 + 107] = '\0';
+	      "84-byte PATH accepted");
+	longpath[7 + 83] = '\0';
 	CHECK(backend_spec_check(longpath, err, sizeof(err)) == 0,
-	      "107-byte PATH refused: %s", err);
+	      "83-byte PATH refused: %s", err);
 
 	fprintf(stderr, "(expected error message follows)\n");
 	errno = 0;
@@ -708,32 +709,69 @@ static bool send_window(struct backend *from, struct collector *to,
 	return true;
 }
 
-/* One datagram of @len test bytes to @path from an unbound socket. */
-static bool inject(const char *path, size_t len)
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* The one port file in directory @dir into @out; false if not exactly one. */
+static bool only_port(const char *dir, char *out, size_t len)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "p.", 2) && n++ == 0 &&
+		    snprintf(out, len, "%s/%.64s", dir, de->d_name) >= (int)len)
+			return closedir(d), false;
+	closedir(d);
+	return n == 1;
+}
+
+/* A raw connection to the port at @path, as another port would make. */
+static int port_connect(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	uint8_t buf[BACKEND_MAX_FRAME + 1];
-	ssize_t n;
 	int fd;
 
-	if (strlen(path) >= sizeof(sun.sun_path))
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* One record of @len bytes: the 4-byte header @hdr, then a test frame. */
+static bool put_record(int fd, const uint8_t hdr[4], size_t len)
+{
+	uint8_t buf[4 + BACKEND_MAX_FRAME + 1];
+
+	if (len < 4 || len > sizeof(buf))
 		return false;
-	memcpy(sun.sun_path, path, strlen(path));
-	make_frame(3, buf, sizeof(buf));
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	n = sendto(fd, buf, len, 0, (struct sockaddr *)&sun, sizeof(sun));
-	close(fd);
-	return n == (ssize_t)len;
+	memcpy(buf, hdr, 4);
+	make_frame(3, buf + 4, len - 4);
+	return send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len;
 }
 
 static void test_socket_no_peer(void)
 {
+	static const uint8_t data[4] = { 'V', 1, 1, 0 };
+	static const uint8_t bad_magic[4] = { 'W', 1, 1, 0 };
+	static const struct vsw_id anon = { .ngid = 0 };
+	uint8_t hello[VSW_HELLO_MAX], ans[VSW_HELLO_MAX];
+	char path[128], spec[160], port[256];
 	struct backend_stats st;
 	struct collector c;
 	struct backend *a;
-	char path[128], spec[160];
+	size_t hlen;
+	int fd;
 
 	tmp_path(path, sizeof(path), "lonely");
 	snprintf(spec, sizeof(spec), "socket:%s", path);
@@ -744,25 +782,43 @@ static void test_socket_no_peer(void)
 		collector_fini(&c);
 		return;
 	}
-	CHECK(is_socket(path), "%s not bound", path);
+	CHECK(is_dir(path) && only_port(path, port, sizeof(port)) &&
+	      is_socket(port), "%s: no directory with one port", path);
 	xmit_seq(a, NULL, 1);
 	st = stats_of(a);
 	CHECK(st.tx_drops == 1 && !st.tx_frames, "no peer: tx %lu drops %lu",
 	      (unsigned long)st.tx_frames, (unsigned long)st.tx_drops);
 
-	/* Too short, too long, then a good one, from an unbound socket. */
-	CHECK(inject(path, 13) && inject(path, BACKEND_MAX_FRAME + 1) &&
-	      inject(path, 60), "inject into %s: %s", path, strerror(errno));
+	/* DATA before HELLO: refused, the connection closed */
+	fd = port_connect(port);
+	CHECK(fd >= 0 && put_record(fd, data, 64) && recv(fd, ans, sizeof(ans), 0) == 0,
+	      "DATA before HELLO not refused");
+	if (fd >= 0)
+		close(fd);
+	/* HELLO, then a bad magic, short and long frames, then a good one */
+	hlen = vsw_encode_hello(&anon, hello, sizeof(hello));
+	fd = port_connect(port);
+	CHECK(fd >= 0 && send(fd, hello, hlen, 0) == (ssize_t)hlen &&
+	      recv(fd, ans, sizeof(ans), 0) == (ssize_t)hlen,
+	      "no HELLO answered");
+	CHECK(fd >= 0 && put_record(fd, bad_magic, 64) &&
+	      put_record(fd, data, 4 + 13) &&
+	      put_record(fd, data, 4 + BACKEND_MAX_FRAME + 1) &&
+	      put_record(fd, data, 64), "records into %s: %s", port,
+	      strerror(errno));
 	CHECK(collector_wait(&c, WAIT_FRAMES, 1, WAIT_MS), "good frame lost");
 	st = stats_of(a);
-	CHECK(st.rx_drops == 2 && st.rx_frames == 1, "rx %lu drops %lu",
+	CHECK(st.rx_drops == 4 && st.rx_frames == 1, "rx %lu drops %lu",
 	      (unsigned long)st.rx_frames, (unsigned long)st.rx_drops);
-	/* Nobody to answer: an unbound sender has no address. */
+	/* that connection is a peer now: it gets our frames */
 	xmit_seq(a, NULL, 2);
-	CHECK(stats_of(a).tx_drops == 2, "sent to an unbound sender");
+	CHECK(fd >= 0 && recv(fd, ans, sizeof(ans), 0) > 4 + 13 &&
+	      !memcmp(ans, data, 4), "no DATA to the peer");
+	if (fd >= 0)
+		close(fd);
 	backend_close(a);
 	collector_fini(&c);
-	CHECK(!is_socket(path), "%s left behind", path);
+	CHECK(!is_dir(path), "%s left behind", path);
 }
 
 /* Two ports of one process joined through PATH, frames both ways. */
@@ -806,12 +862,11 @@ static void socket_exchange(const char *spec, const char *path)
 	      (unsigned long)sb.rx_drops);
 	backend_close(b);
 	b = NULL;
-	CHECK(is_socket(path), "the joiner's close removed the owner's %s",
-	      path);
+	CHECK(is_dir(path), "the second port's close removed %s", path);
 out:
 	backend_close(b);
 	backend_close(a);
-	CHECK(!is_socket(path), "%s left behind", path);
+	CHECK(!is_dir(path) && !is_socket(path), "%s left behind", path);
 	collector_fini(&ca);
 	collector_fini(&cb);
 }
@@ -825,11 +880,14 @@ static void test_socket_pair(void)
 	socket_exchange(spec, path);
 }
 
-/* An owner that crashed leaves PATH behind; the next one replaces it. */
+/*
+ * An earlier version's switch that crashed left a socket at PATH, and a
+ * port that was killed its file in PATH: both are replaced or removed.
+ */
 static void test_socket_stale(void)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	char path[96], spec[160];
+	char path[80], spec[160], dead[100];
 	struct backend *b;
 	int fd;
 
@@ -842,6 +900,17 @@ static void test_socket_stale(void)
 	close(fd);
 	CHECK(is_socket(path), "no stale socket to test with");
 	socket_exchange(spec, path);
+
+	CHECK(!mkdir(path, 0700), "mkdir %s: %s", path, strerror(errno));
+	snprintf(dead, sizeof(dead), "%s/p.1.1.1", path);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", dead);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	CHECK(fd >= 0 && !bind(fd, (struct sockaddr *)&sun, sizeof(sun)),
+	      "bind %s: %s", dead, strerror(errno));
+	close(fd);
+	CHECK(is_socket(dead), "no dead port to test with");
+	socket_exchange(spec, path);
+	CHECK(!is_socket(dead), "the dead port's %s stayed", dead);
 
 	/* Not a socket: refused, left alone. */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -955,9 +1024,9 @@ static void test_socket_fork(void)
 	tmp_path(path, sizeof(path), "fork");
 	snprintf(spec, sizeof(spec), "socket:%s", path);
 	socket_fork_round(spec, true);
-	CHECK(!is_socket(path), "%s left behind (child first)", path);
+	CHECK(!is_dir(path), "%s left behind (child first)", path);
 	socket_fork_round(spec, false);
-	CHECK(!is_socket(path), "%s left behind (parent first)", path);
+	CHECK(!is_dir(path), "%s left behind (parent first)", path);
 }
 
 /* ---- socket:PATH as a switch for three processes -------------------------- */
@@ -1272,7 +1341,7 @@ out:
 		      "station %u status %#x", i, status);
 	}
 	sw_close(&me);
-	CHECK(!is_socket(path), "%s left behind", path);
+	CHECK(!is_dir(path), "%s left behind", path);
 }
 
 /* ---- tap:IFNAME (root, own network namespace) ---------------------------- */

@@ -31,6 +31,7 @@
 #include "emulator/lib/libc.h"
 #include "emulator/lib/quiet_thread.h"
 #include "rc_dev.h"
+#include "emulator/core/gid.h"
 
 /* First id of each type: nonzero, different per type, SQ ids above 1023 so
  * that vsq_frame (sq id >> 10) is not trivially 0. */
@@ -337,21 +338,54 @@ static unsigned int poll_backends(void)
 	return n;
 }
 
-/* Frames queued by socket/tap backend threads. */
+/*
+ * A port whose RQ has a full receive buffer takes no more frames: they
+ * wait in its queue, which stops its backend reading, which stops the
+ * senders (socket:).  A NIC's full buffer pauses the link the same way
+ * rather than drop what a slow application will still take.  --rx-hold=0
+ * asks for drops instead.
+ */
+static bool port_rx_stalled(unsigned int port)
+{
+	return devst.port_holds_full[port - 1] && emu.opts.rx_hold;
+}
+
+/* Frames queued by socket/tap backend threads, in order per port. */
 static unsigned int drain_rxq(void)
 {
 	struct rx_frame *f, *next;
-	unsigned int n = 0;
+	unsigned int port, n = 0, took;
 
-	pthread_mutex_lock(&devst.rxq_lock);
-	f = devst.rxq_head;
-	devst.rxq_head = devst.rxq_tail = NULL;
-	devst.rxq_len = 0;
-	pthread_mutex_unlock(&devst.rxq_lock);
-	for (; f; f = next, n++) {
-		next = f->next;
-		dev_rx_frame(f->port, f->data, f->len);
-		free(f);
+	for (port = 1; port <= emu.opts.ports; port++) {
+		if (!atomic_load_explicit(&devst.rxq_len[port - 1],
+					  memory_order_acquire) ||
+		    port_rx_stalled(port))
+			continue;
+		pthread_mutex_lock(&devst.rxq_lock);
+		f = devst.rxq_head[port - 1];
+		devst.rxq_head[port - 1] = devst.rxq_tail[port - 1] = NULL;
+		pthread_mutex_unlock(&devst.rxq_lock);
+		for (took = 0; f && !port_rx_stalled(port); f = next, took++) {
+			next = f->next;
+			dev_rx_frame(f->port, f->data, f->len);
+			free(f);
+		}
+		pthread_mutex_lock(&devst.rxq_lock);
+		if (f) {	/* stalled: the rest goes back in front */
+			struct rx_frame *last = f;
+
+			while (last->next)
+				last = last->next;
+			last->next = devst.rxq_head[port - 1];
+			if (!devst.rxq_head[port - 1])
+				devst.rxq_tail[port - 1] = last;
+			devst.rxq_head[port - 1] = f;
+		}
+		atomic_fetch_sub(&devst.rxq_len[port - 1], took);
+		pthread_mutex_unlock(&devst.rxq_lock);
+		if (took && emu_ports[port - 1].backend)
+			backend_rx_resume(emu_ports[port - 1].backend);
+		n += took;
 	}
 	return n;
 }
@@ -378,8 +412,11 @@ static bool device_work(void)
 	if (emu_rc_nqps)
 		n += emu_rc_work();
 	dev_coalesce_flush_all();
-	/* SQs with work left mean another round at once, unless fatal */
-	return n > 0 || (devst.sq_head && !devst.fatal);
+	/*
+	 * SQs with work left mean another round at once, unless fatal or
+	 * waiting for their wire (its backend wakes us when it has room)
+	 */
+	return n > 0 || (devst.sq_head && !devst.fatal && !devst.sq_blocked);
 }
 
 /* Sleep until a doorbell, a frame, a signal or a stop request. */
@@ -488,33 +525,65 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 	f->len = len;
 	memcpy(f->data, frame, len);
 	pthread_mutex_lock(&devst.rxq_lock);
-	if (devst.rxq_len >= RXQ_MAX) {
+	/* tap does not ask rx_room() first: its frames beyond are dropped */
+	if (devst.rxq_len[port - 1] >= RXQ_MAX) {
 		devst.port_rxq_drops[port - 1]++;
 		pthread_mutex_unlock(&devst.rxq_lock);
 		free(f);
 		return;
 	}
-	if (devst.rxq_tail)
-		devst.rxq_tail->next = f;
+	if (devst.rxq_tail[port - 1])
+		devst.rxq_tail[port - 1]->next = f;
 	else
-		devst.rxq_head = f;
-	devst.rxq_tail = f;
-	devst.rxq_len++;
+		devst.rxq_head[port - 1] = f;
+	devst.rxq_tail[port - 1] = f;
+	atomic_fetch_add(&devst.rxq_len[port - 1], 1);
 	pthread_mutex_unlock(&devst.rxq_lock);
 	dev_wake();
+}
+
+/* socket: the backend reads a frame only while its port's queue has room. */
+static bool rx_room(void *ctx, unsigned int port)
+{
+	(void)ctx;
+	return atomic_load_explicit(&devst.rxq_len[port - 1],
+				    memory_order_acquire) < RXQ_MAX;
+}
+
+/* socket: the frames it held back have left; the port's SQs go on. */
+static void tx_ready(void *ctx, unsigned int port)
+{
+	(void)ctx;
+	(void)port;
+	dev_wake();
+}
+
+/* What the port announces on a socket: wire: its MAC and GIDs. */
+static void port_identity(unsigned int port, struct vsw_id *id)
+{
+	unsigned int i, n = emu_gid_count(&emu.opts, port);
+
+	memset(id, 0, sizeof(*id));
+	mana_emu_port_mac(&emu.opts, port, id->mac);
+	for (i = 0; i < n && id->ngid < VSW_MAX_GIDS; i++)
+		if (!emu_gid_get(&emu.opts, port, i, id->gid[id->ngid]))
+			id->ngid++;
 }
 
 int emu_port_attach(unsigned int port)
 {
 	struct emu_dev_port *v = &emu_ports[port - 1];
 	const char *spec = mana_emu_port_backend(&emu.opts, port);
+	struct vsw_id id;
 
 	if (v->backend)
 		return 0;
-	v->backend = backend_open(spec, emu.opts.pcap[0] ? emu.opts.pcap : NULL,
-				  port, rx_cb, NULL);
+	port_identity(port, &id);
+	v->backend = backend_open_id(spec, emu.opts.pcap[0] ? emu.opts.pcap :
+				     NULL, port, rx_cb, NULL, &id);
 	if (!v->backend)
 		return errno ? -errno : -EIO;
+	backend_set_flow(v->backend, rx_room, tx_ready, NULL);
 	v->lb = backend_lb(v->backend);
 	if (emu_verbose())
 		emu_log("port %u: backend %s%s%s", port, spec,

@@ -59,10 +59,14 @@ struct device_state {
 	bool fatal, fatal_after_done;
 	unsigned int fatal_count;	/* device fatals raised, for --stats */
 	uint64_t tx_total, cqe_total;
-	/* backend threads -> device thread */
+	/* backend threads -> device thread, per port */
 	pthread_mutex_t rxq_lock;
-	struct rx_frame *rxq_head, *rxq_tail;
-	unsigned int rxq_len;
+	struct rx_frame *rxq_head[MANA_EMU_MAX_PORTS];
+	struct rx_frame *rxq_tail[MANA_EMU_MAX_PORTS];
+	_Atomic unsigned int rxq_len[MANA_EMU_MAX_PORTS];
+	/* RQs of the port whose receive buffer (--rx-hold) is full */
+	unsigned int port_holds_full[MANA_EMU_MAX_PORTS];
+	bool sq_blocked;		/* an SQ waits for its wire's room */
 	/* device-wide counters */
 	uint64_t doorbells, bad_doorbells, foreign_doorbells;
 	uint64_t cq_overruns;		/* IB_EVENT_CQ_ERR raised */

@@ -231,9 +231,26 @@ struct rx_hold {
 	uint8_t data[];
 };
 
+/* Full: the next frame might not fit.  The port stops taking frames. */
+static bool hold_full(const struct emu_hwq *rq)
+{
+	return rq->hold_frames >= emu.opts.rx_hold ||
+	       rq->hold_bytes + FRAME_MAX > RX_HOLD_BYTES;
+}
+
+/* Keep devst.port_holds_full in step with a change of @rq's buffer. */
+static void hold_note(struct emu_hwq *rq, bool was_full)
+{
+	bool full = hold_full(rq);
+
+	if (full != was_full && rq->port >= 1 && rq->port <= MANA_EMU_MAX_PORTS)
+		devst.port_holds_full[rq->port - 1] += full ? 1 : -1;
+}
+
 static void rx_hold(struct emu_hwq *rq, const uint8_t *f, size_t len,
 		    const struct rx_meta *m)
 {
+	bool was_full = hold_full(rq);
 	struct rx_hold *h;
 
 	if (rq->hold_frames >= emu.opts.rx_hold ||
@@ -257,17 +274,20 @@ static void rx_hold(struct emu_hwq *rq, const uint8_t *f, size_t len,
 	rq->hold_tail = h;
 	rq->hold_frames++;
 	rq->hold_bytes += len;
+	hold_note(rq, was_full);
 }
 
 static struct rx_hold *rx_hold_pop(struct emu_hwq *rq)
 {
 	struct rx_hold *h = rq->hold_head;
+	bool was_full = hold_full(rq);
 
 	rq->hold_head = h->next;
 	if (!rq->hold_head)
 		rq->hold_tail = NULL;
 	rq->hold_frames--;
 	rq->hold_bytes -= h->len;
+	hold_note(rq, was_full);
 	return h;
 }
 

@@ -298,6 +298,15 @@ static unsigned int sq_process(struct emu_hwq *sq, unsigned int budget)
 	uint32_t off;
 
 	while (sq->head != sq->tail && !devst.fatal && sent < budget) {
+		/*
+		 * A wire pushing back (socket: a receiver's queue is full)
+		 * pauses the port's transmitter: the WQE waits, as on a NIC
+		 * whose link partner sent a pause.
+		 */
+		if (!lb && dp->backend && backend_tx_busy(dp->backend)) {
+			devst.sq_blocked = true;
+			break;
+		}
 		off = sq->head & (sq->size - 1);
 		p = wqe_head(sq, GDMA_SQ);
 		if (!p) {
@@ -361,6 +370,7 @@ unsigned int dev_run_sqs(void)
 	struct emu_hwq *sq, *last = devst.sq_tail;
 	unsigned int n = 0;
 
+	devst.sq_blocked = false;
 	while ((sq = devst.sq_head) && !devst.fatal) {
 		dev_sq_unschedule(sq);
 		n += sq_process(sq, SQ_SLICE);

@@ -128,6 +128,11 @@ ssize_t emu_libc_send(int fd, const void *buf, size_t len, int flags)
 	return EMU_LIBC(send)(fd, buf, len, flags);
 }
 
+ssize_t emu_libc_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	return EMU_LIBC(sendmsg)(fd, msg, flags);
+}
+
 ssize_t emu_libc_sendto(int fd, const void *buf, size_t len, int flags,
 			const struct sockaddr *addr, socklen_t alen)
 {

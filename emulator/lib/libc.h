@@ -55,6 +55,7 @@ int emu_libc_setsockopt(int fd, int level, int name, const void *val,
 int emu_libc_getsockopt(int fd, int level, int name, void *val,
 			socklen_t *len);
 ssize_t emu_libc_send(int fd, const void *buf, size_t len, int flags);
+ssize_t emu_libc_sendmsg(int fd, const struct msghdr *msg, int flags);
 ssize_t emu_libc_sendto(int fd, const void *buf, size_t len, int flags,
 			const struct sockaddr *addr, socklen_t alen);
 ssize_t emu_libc_recv(int fd, void *buf, size_t len, int flags);

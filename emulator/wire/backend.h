@@ -14,8 +14,11 @@
 #define MANA_EMU_BACKEND_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "vswitch.h"
 
 #define BACKEND_MAX_FRAME 9216	/* jumbo frames; larger are dropped and counted */
 
@@ -49,9 +52,39 @@ struct backend *backend_open(const char *spec, const char *pcap_path,
 			     unsigned int port, backend_rx_fn rx, void *rx_ctx);
 
 /*
+ * The same, announcing the port's identity @id (MAC and GIDs; NULL: none)
+ * to the other ports of a socket: wire, which deliver to it by them.
+ */
+struct backend *backend_open_id(const char *spec, const char *pcap_path,
+				unsigned int port, backend_rx_fn rx,
+				void *rx_ctx, const struct vsw_id *id);
+
+/*
+ * Flow control between a socket: backend and the device (other kinds
+ * ignore it).  @room(ctx, port): may the backend's thread hand over
+ * another frame now?  While it says no the backend reads nothing more
+ * (its peers' sends stall) until backend_rx_resume().  @tx_ready(ctx,
+ * port): frames backend_tx_busy() held back have all left.  Both are
+ * called from the backend's thread; set before traffic.
+ */
+typedef bool (*backend_room_fn)(void *ctx, unsigned int port);
+typedef void (*backend_ready_fn)(void *ctx, unsigned int port);
+void backend_set_flow(struct backend *b, backend_room_fn room,
+		      backend_ready_fn tx_ready, void *ctx);
+void backend_rx_resume(struct backend *b);
+
+/*
+ * Is the wire pushing back (a receiver's queue full)?  A frame sent now
+ * is still sent, after those waiting; a NIC stops taking WQEs.
+ */
+bool backend_tx_busy(const struct backend *b);
+
+/*
  * Transmit one frame.  Loopback queues the frame and delivers it from
- * backend_poll(); the others send it now.  Never blocks for long; a frame
- * that cannot be sent is dropped and counted.
+ * backend_poll(); the others send it now.  Never blocks: socket: queues
+ * a frame a receiver has no room for yet (backend_tx_busy()); a frame
+ * that cannot be sent (nobody to send to, the queue full) is dropped and
+ * counted.
  */
 void backend_xmit(struct backend *b, const void *frame, size_t len);
 

@@ -20,18 +20,13 @@
 #define ETH_MIN_FRAME	14	/* an Ethernet header */
 #define LOOPBACK_DEPTH	BACKEND_LB_DEPTH
 #define RX_BURST	64	/* reads before checking for stop */
-/*
- * Bounded wait on a full peer queue: backpressure, then drop.  A peer's
- * queue holds only net.unix.max_dgram_qlen datagrams (10 by default), so
- * on a loaded machine a peer not scheduled for a while fills it at once:
- * wait long enough that only a stuck peer loses frames.
- */
-#define SEND_WAIT_MS	1000
-#define HELLO_MS	1000	/* a non-owner re-announces itself */
 #define TAP_READ_MAX	65536	/* reads never truncate a tap frame */
-#define SW_STATIONS	64	/* processes the owner switches between */
-#define SW_MACS		256	/* learned source MACs, oldest replaced */
-#define SW_LOCAL	(-1)	/* the owner's own port */
+#define VSW_PEERS	64	/* other ports on one socket: wire */
+#define VSW_LEARN	16	/* source MACs learned per peer, oldest replaced */
+#define VSW_GONE	64	/* identities of ports that left, newest kept */
+#define VSW_PENDING_MAX	1024	/* frames held for busy receivers */
+#define VSW_HELLO_WAIT_MS 10000	/* a peer's answer to our HELLO at open */
+#define VSW_NAME_MAX	24	/* "/p.PID.PORT.SEQ" under PATH */
 
 #define SOCKET_PREFIX	"socket:"
 #define TAP_PREFIX	"tap:"
@@ -84,25 +79,26 @@ struct backend {
 	size_t rxbuf_size;
 	bool rx_failed;			/* reported; thread only waits */
 
-	/* socket */
-	bool owner;			/* bound PATH: unlink it at close */
+	/* socket (socket.c), the peers under peer_lock */
+	bool bound;			/* our file in PATH: unlink it at close */
 	dev_t path_dev;
 	ino_t path_ino;
+	char self_path[108];
 	pthread_mutex_t peer_lock;
-	struct sockaddr_un peer;	/* a joiner's: PATH */
-	socklen_t peer_len;		/* 0: nobody to send to yet */
-	/* the owner's switch, under peer_lock */
-	struct sw_station {
-		struct sockaddr_un addr;
-		socklen_t len;		/* 0: free slot */
-	} stations[SW_STATIONS];
-	struct sw_mac {
-		uint8_t mac[6];
-		int where;		/* station index or SW_LOCAL */
-		bool used;
-	} macs[SW_MACS];
-	unsigned int mac_next;
-	bool sw_full_said;
+	struct vsw_id id;		/* ours, announced */
+	struct vsw_peer *peers;		/* VSW_PEERS slots */
+	/* a frame for a port that left is dropped, not flooded to the rest */
+	struct vsw_id *gone;		/* VSW_GONE, a ring */
+	unsigned int ngone, gone_next;
+	struct vsw_pending *pend_head, *pend_tail;
+	unsigned int npend;
+	_Atomic bool tx_busy;		/* pend_head != NULL */
+	_Atomic bool rx_paused;		/* the device said no room */
+	_Atomic bool stopping;
+	bool full_said;
+	backend_room_fn room;
+	backend_ready_fn tx_ready;
+	void *flow_ctx;
 };
 
 /* Counters are statistics: no ordering with the frames is needed. */
@@ -128,12 +124,30 @@ bool backend_loopback_xmit(struct backend *b, const void *frame, size_t len);
 struct lb_slot *backend_lb_slot_get(struct backend *b, size_t cap);
 void backend_lb_publish(struct backend *b, struct lb_slot *s, size_t len);
 
-/* socket.c */
+/* socket.c: a connection to another port of the wire */
+struct vsw_peer {
+	int fd;				/* -1: a free slot */
+	bool have_id;			/* its HELLO came */
+	bool said_hello;		/* ours went */
+	bool dead;			/* a send failed: the thread closes it */
+	bool parked;			/* not polled until the device has room */
+	struct vsw_id id;
+	uint8_t learned[VSW_LEARN][6];	/* other source MACs seen from it */
+	unsigned int nlearned, learn_next;
+};
+
+/* A frame some receivers had no room for yet, in order. */
+struct vsw_pending {
+	struct vsw_pending *next;
+	uint64_t mask;			/* peers still to send to */
+	size_t len;
+	uint8_t data[];
+};
+
 int backend_socket_open(struct backend *b);
+void *backend_socket_thread(void *arg);
 void backend_socket_close(struct backend *b);
 bool backend_socket_xmit(struct backend *b, const void *frame, size_t len);
-int backend_socket_receive_one(struct backend *b);
-void backend_socket_announce(struct backend *b);
 
 /* tap.c */
 int backend_tap_open(struct backend *b);

@@ -77,10 +77,12 @@ static int check_socket_path(const char *spec, const char *path, char *err,
 		emu_set_err(err, errlen, "%s needs a PATH", spec);
 		return -EINVAL;
 	}
-	if (strlen(path) >= sizeof(sun.sun_path)) {
+	/* each port's socket is PATH/NAME: room for NAME */
+	if (strlen(path) >= sizeof(sun.sun_path) - VSW_NAME_MAX) {
 		emu_set_err(err, errlen,
-			"%s: PATH longer than %zu bytes (AF_UNIX limit)",
-			spec, sizeof(sun.sun_path) - 1);
+			"%s: PATH longer than %zu bytes (AF_UNIX limit less "
+			"the ports' names in it)",
+			spec, sizeof(sun.sun_path) - VSW_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	return 0;
@@ -178,16 +180,12 @@ static void receive_burst(struct backend *b)
 	int ret = 0;
 
 	for (i = 0; i < RX_BURST; i++) {
-		if (b->kind == BACKEND_SOCKET)
-			ret = backend_socket_receive_one(b);
-		else
-			ret = backend_tap_receive_one(b);
+		ret = backend_tap_receive_one(b);
 		if (ret <= 0)
 			break;
 	}
 	if (ret < 0)
-		backend_rx_fail(b, b->kind == BACKEND_SOCKET ? "recvfrom" : "read",
-			-ret);
+		backend_rx_fail(b, "read", -ret);
 }
 
 static void *rx_thread_main(void *arg)
@@ -197,13 +195,11 @@ static void *rx_thread_main(void *arg)
 		{ .fd = b->stop_fd, .events = POLLIN },
 		{ .fd = b->fd, .events = POLLIN },
 	};
-	bool announce = b->kind == BACKEND_SOCKET && !b->owner;
 	int n;
 
 	emu_thread_short_slice();
 	for (;;) {
-		n = emu_libc_poll(pfd, b->rx_failed ? 1 : 2,
-			 announce ? HELLO_MS : -1);
+		n = emu_libc_poll(pfd, b->rx_failed ? 1 : 2, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -212,9 +208,7 @@ static void *rx_thread_main(void *arg)
 		}
 		if (pfd[0].revents)
 			break;
-		if (n == 0)
-			backend_socket_announce(b);
-		else if (pfd[1].revents)
+		if (pfd[1].revents)
 			receive_burst(b);
 	}
 	return NULL;
@@ -224,8 +218,10 @@ int backend_rx_thread_start(struct backend *b, size_t bufsize)
 {
 	int ret;
 
-	b->rxbuf_size = bufsize;
-	b->rxbuf = malloc(bufsize);
+	if (!b->rxbuf) {
+		b->rxbuf_size = bufsize;
+		b->rxbuf = malloc(bufsize);
+	}
 	if (!b->rxbuf) {
 		ret = -ENOMEM;
 		goto err;
@@ -235,7 +231,8 @@ int backend_rx_thread_start(struct backend *b, size_t bufsize)
 		ret = -errno;
 		goto err;
 	}
-	ret = -start_quiet_thread(&b->thread, rx_thread_main, b);
+	ret = -start_quiet_thread(&b->thread, b->kind == BACKEND_SOCKET ?
+				  backend_socket_thread : rx_thread_main, b);
 	if (ret)
 		goto err;
 	b->thread_running = true;
@@ -253,6 +250,7 @@ static void rx_thread_stop(struct backend *b)
 
 	if (!b->thread_running)
 		return;
+	atomic_store(&b->stopping, true);
 	while (emu_libc_write(b->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
 		;
 	pthread_join(b->thread, NULL);
@@ -291,6 +289,31 @@ void backend_xmit(struct backend *b, const void *frame, size_t len)
 	}
 	count(&b->cnt.tx_frames, 1);
 	count(&b->cnt.tx_bytes, len);
+}
+
+void backend_set_flow(struct backend *b, backend_room_fn room,
+		      backend_ready_fn tx_ready, void *ctx)
+{
+	b->flow_ctx = ctx;
+	b->room = room;
+	b->tx_ready = tx_ready;
+}
+
+/* The device made room: a paused receive thread reads again. */
+void backend_rx_resume(struct backend *b)
+{
+	uint64_t one = 1;
+
+	if (!atomic_load_explicit(&b->rx_paused, memory_order_acquire))
+		return;
+	atomic_store(&b->rx_paused, false);
+	if (emu_libc_write(b->stop_fd, &one, sizeof(one)) < 0)
+		return;	/* the counter is full: a wake-up is pending anyway */
+}
+
+bool backend_tx_busy(const struct backend *b)
+{
+	return atomic_load_explicit(&b->tx_busy, memory_order_relaxed);
 }
 
 void backend_stats(const struct backend *b, struct backend_stats *out)
@@ -385,6 +408,13 @@ err_free:
 struct backend *backend_open(const char *spec, const char *pcap_path,
 			     unsigned int port, backend_rx_fn rx, void *rx_ctx)
 {
+	return backend_open_id(spec, pcap_path, port, rx, rx_ctx, NULL);
+}
+
+struct backend *backend_open_id(const char *spec, const char *pcap_path,
+				unsigned int port, backend_rx_fn rx,
+				void *rx_ctx, const struct vsw_id *id)
+{
 	struct parsed_spec ps;
 	struct backend *b;
 	char err[256];
@@ -403,6 +433,8 @@ struct backend *backend_open(const char *spec, const char *pcap_path,
 		fprintf(stderr, "mana-emu: %s: out of memory\n", spec);
 		goto err;
 	}
+	if (id)
+		b->id = *id;
 	if (pcap_path) {
 		b->pcap = pcap_open(pcap_path);
 		if (!b->pcap) {
