@@ -142,11 +142,17 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.req_notify_cq = mana_req_notify_cq,
 };
 
+/* Only the response carries driver data: robust udata wants no input. */
+struct mana_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct mana_ib_alloc_ucontext_resp drv;
+};
+
 static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
 	struct mana_device *dev = to_mdev(ibdev);
-	struct ib_uverbs_get_context_resp resp;
+	struct mana_get_context_resp resp;
 	struct ibv_get_context cmd;
 	struct mana_context *ctx;
 	int ret;
@@ -163,14 +169,16 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
-				  sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		mana_err(&ctx->ibv_ctx.context, "GET_CONTEXT failed: %s",
 			 strerror(ret));
 		errno = ret;
 		goto err_mutex;
 	}
+	/* kernels before PD numbers (7.1) write no driver response: 0 */
+	ctx->kernel_caps = resp.drv.comp_mask;
 
 	/*
 	 * The doorbell page now, as rdma-core's libmana maps it: arming a CQ

@@ -70,6 +70,8 @@ struct mana_context {
 	atomic_flag fatal_logged;
 	/* raw QPs of this context (under lock): who holds a port, for EBUSY */
 	struct mana_qp *raw_qps;
+	/* alloc_ucontext's comp_mask: MANA_IB_UCNTX_* the kernel offers */
+	uint64_t kernel_caps;
 };
 
 /*
@@ -87,6 +89,8 @@ struct mana_pd {
 		     uint64_t resource_type);
 	/* userspace users: parent domains of a PD, queues of a parent domain */
 	atomic_int refs;
+	uint32_t pdn;			/* the kernel's PD number (7.1 on) */
+	bool has_pdn;
 };
 
 /*
@@ -441,6 +445,8 @@ int mana_query_device_ex(struct ibv_context *context,
 int mana_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *mana_alloc_pd(struct ibv_context *context);
+struct ibv_pd *mana_alloc_pd_flags(struct ibv_context *context,
+				   uint32_t flags);
 struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr);
 int mana_dealloc_pd(struct ibv_pd *pd);
