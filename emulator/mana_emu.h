@@ -167,6 +167,15 @@ struct ib_uverbs_query_qp_resp;
 #define MANA_EMU_RC_QP_QUERY_SYM "mana_emu_rc_qp_query"
 int mana_emu_rc_qp_query(uint32_t qpn, struct ib_uverbs_query_qp_resp *out);
 
+/*
+ * The number the emulated mana_ib gave the PD with handle @handle of the
+ * context on uverbs fd @cmd_fd (ibv_context.cmd_fd, ibv_pd.handle), also
+ * in eras that do not return it.  0, -EBADF (not a uverbs fd), -ENOENT
+ * (no such handle) or -EINVAL (not a PD).
+ */
+#define MANA_EMU_PD_NUMBER_SYM "mana_emu_pd_number"
+int mana_emu_pd_number(int cmd_fd, uint32_t handle, uint32_t *pdn);
+
 #ifdef __cplusplus
 }
 #endif
