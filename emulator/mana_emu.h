@@ -23,6 +23,7 @@ struct mana_emu_counts {
 	uint32_t qps;
 	uint32_t ind_tables;
 	uint32_t comp_channels;
+	uint32_t dms;			/* device memory allocations */
 };
 
 #define MANA_EMU_OBJECT_COUNTS_SYM "mana_emu_object_counts"

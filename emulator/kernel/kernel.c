@@ -606,4 +606,5 @@ void emu_fill_counts(struct mana_emu_counts *out)
 	out->qps = obj_counts[EMU_OBJ_QP];
 	out->ind_tables = obj_counts[EMU_OBJ_IND_TBL];
 	out->comp_channels = kernel_comp_channel_count;
+	out->dms = obj_counts[EMU_OBJ_DM];
 }

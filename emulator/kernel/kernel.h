@@ -53,6 +53,7 @@ enum emu_obj_type {
 	EMU_OBJ_WQ,
 	EMU_OBJ_QP,
 	EMU_OBJ_IND_TBL,
+	EMU_OBJ_DM,
 	EMU_OBJ_TYPES,
 };
 
@@ -81,7 +82,15 @@ struct emu_mr {
 	struct emu_obj obj;
 	uint64_t start, length, iova;
 	uint32_t access, lkey, rkey;
+	bool device_mem;		/* on a DM: nothing of the app's pinned */
 	struct emu_dev_mr hw;		/* the device's view, in its lkey table */
+};
+
+/* Device memory (alloc_dm): the adapter's bytes, reached only by MRs. */
+struct emu_dm {
+	struct emu_obj obj;
+	uint64_t length;
+	void *mem;			/* emu_dev_dm_alloc() */
 };
 
 struct emu_event_file;
@@ -291,6 +300,9 @@ struct emu_mr_req {
 int emu_check_mr_access(uint32_t access);
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out);
+/* mana_ib_reg_dm_mr(): @req's start is the offset into @dm, zero-based */
+int emu_dm_mr_reg(struct emu_pd *pd, struct emu_dm *dm,
+		  const struct emu_mr_req *req, struct emu_mr **out);
 
 /* CQ (mana_ib_create_cq, ETH device) */
 struct emu_cq_req {

@@ -106,6 +106,7 @@ static void mana_free_context(struct ibv_context *ibctx)
 {
 	struct mana_context *ctx = to_mctx(ibctx);
 
+	mana_dm_context_free(ctx);
 	if (ctx->db_page)
 		munmap(ctx->db_page, MANA_PAGE_SIZE);
 	pthread_mutex_destroy(&ctx->lock);
@@ -114,6 +115,7 @@ static void mana_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops mana_ctx_ops = {
+	.alloc_dm = mana_alloc_dm,
 	.alloc_parent_domain = mana_alloc_parent_domain,
 	.alloc_pd = mana_alloc_pd,
 	.async_event = mana_async_event,
@@ -130,6 +132,7 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.destroy_rwq_ind_table = mana_destroy_rwq_ind_table,
 	.destroy_wq = mana_destroy_wq,
 	.free_context = mana_free_context,
+	.free_dm = mana_free_dm,
 	.modify_qp = mana_modify_qp,
 	.modify_wq = mana_modify_wq,
 	.poll_cq = mana_poll_cq,
@@ -138,6 +141,7 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.query_device_ex = mana_query_device_ex,
 	.query_port = mana_query_port,
 	.query_qp = mana_query_qp,
+	.reg_dm_mr = mana_reg_dm_mr,
 	.reg_mr = mana_reg_mr,
 	.req_notify_cq = mana_req_notify_cq,
 };
@@ -163,6 +167,11 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	if (pthread_mutex_init(&ctx->lock, NULL)) {
+		errno = ENOMEM;
+		goto err_uninit;
+	}
+	if (pthread_mutex_init(&ctx->dm_lock, NULL)) {
+		pthread_mutex_destroy(&ctx->lock);
 		errno = ENOMEM;
 		goto err_uninit;
 	}
@@ -192,6 +201,7 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibv_ctx;
 
 err_mutex:
+	pthread_mutex_destroy(&ctx->dm_lock);
 	pthread_mutex_destroy(&ctx->lock);
 err_uninit:
 	verbs_uninit_context(&ctx->ibv_ctx);

@@ -72,6 +72,9 @@ struct mana_context {
 	struct mana_qp *raw_qps;
 	/* alloc_ucontext's comp_mask: MANA_IB_UCNTX_* the kernel offers */
 	uint64_t kernel_caps;
+	/* device memory copies (dm.c): made at the first, under dm_lock */
+	pthread_mutex_t dm_lock;
+	struct mana_dm_copier *dm_copier;
 };
 
 /*
@@ -445,6 +448,14 @@ int mana_query_device_ex(struct ibv_context *context,
 int mana_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *mana_alloc_pd(struct ibv_context *context);
+/* dm.c */
+struct ibv_dm *mana_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr);
+int mana_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *mana_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+void mana_dm_context_free(struct mana_context *ctx);
 struct ibv_pd *mana_alloc_pd_flags(struct ibv_context *context,
 				   uint32_t flags);
 struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
