@@ -232,7 +232,9 @@ static void mr_release(struct emu_obj *obj)
 	 * ibv_dereg_mr() returns (its next packet is NAKed).
 	 */
 	emu_dev_mr_del(&mr->hw);
-	if (!mr->device_mem)
+	if (mr->dmabuf)
+		emu_dmabuf_put(mr->dmabuf);
+	else if (!mr->device_mem)
 		emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
 }
 
@@ -266,6 +268,46 @@ static void mr_commit(struct emu_mr *mr, struct emu_pd *pd, uint64_t start)
 		.access = mr->access,
 	};
 	emu_dev_mr_add(&mr->hw);
+}
+
+int emu_dmabuf_mr_reg(struct emu_pd *pd, int fd, const struct emu_mr_req *req,
+		      struct emu_mr **out)
+{
+	struct emu_obj *dep = &pd->obj;
+	uint32_t access = req->access;
+	uint64_t end = req->start + req->length;
+	struct emu_dmabuf *d;
+	struct emu_mr *mr;
+	int ret;
+
+	/* mana_ib: the era's MR flags, else EOPNOTSUPP (not reg_mr's EINVAL) */
+	if (access & ~mr_valid_access(kernel_era(), &access))
+		return -EOPNOTSUPP;
+	/* ib_umem_dmabuf_get(): overflow, the fd, the range in the buffer */
+	if (end < req->start)
+		return -EINVAL;
+	d = emu_dmabuf_get(fd, &ret);
+	if (!d)
+		return ret;
+	/* an empty range: no page size fits (mana_ib_create_dma_region) */
+	if (emu_dmabuf_size(d) < end || !req->length) {
+		emu_dmabuf_put(d);
+		return -EINVAL;
+	}
+	mr = obj_create(pd->obj.ctx, EMU_OBJ_MR, sizeof(*mr), &dep, 1,
+			mr_release);
+	if (!mr) {
+		emu_dmabuf_put(d);
+		return -ENOMEM;
+	}
+	mr->dmabuf = d;
+	mr->start = req->start;
+	mr->length = req->length;
+	mr->iova = req->iova;
+	mr->access = req->access;
+	mr_commit(mr, pd, (uintptr_t)emu_dmabuf_pages(d) + req->start);
+	*out = mr;
+	return 0;
 }
 
 int emu_dm_mr_reg(struct emu_pd *pd, struct emu_dm *dm,

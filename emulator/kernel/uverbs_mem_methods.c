@@ -2,8 +2,8 @@
 /*
  * The native ioctl methods on device memory and the MR methods beyond
  * REG_MR: DM_ALLOC / DM_FREE (the uverbs core's DM object, present only
- * where mana_ib sets dealloc_dm: the RNIC device from 7.0) and
- * MR/DM_MR_REG, with the core's checks before mana_ib's
+ * where mana_ib sets dealloc_dm: the RNIC device from 7.0), MR/DM_MR_REG
+ * and MR/REG_DMABUF_MR, with the core's checks before mana_ib's
  * (uverbs_std_types_dm.c, uverbs_std_types_mr.c).
  */
 #include <infiniband/verbs.h>	/* before any rdma/ uAPI header */
@@ -118,6 +118,76 @@ static int m_dm_mr_reg(struct emu_call *c)
 	return ret;
 }
 
+/*
+ * UVERBS_METHOD_REG_DMABUF_MR: the core's checks (in the core since 5.12,
+ * EOPNOTSUPP from a driver without reg_user_mr_dmabuf: mana_ib before
+ * 6.15), then mana_ib_reg_user_mr_dmabuf.
+ */
+static int m_dmabuf_mr_reg(struct emu_call *c)
+{
+	struct emu_pd *pd = call_obj(c, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE);
+	struct emu_mr_req req = {};
+	uint64_t access;
+	struct emu_mr *mr;
+	uint32_t fd;
+	int ret;
+
+	if (!kernel_era()->dmabuf_mr)
+		return -EOPNOTSUPP;
+	ret = call_copy_from(c, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, &req.start,
+			     sizeof(req.start));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_REG_DMABUF_MR_LENGTH,
+				     &req.length, sizeof(req.length));
+	if (!ret)
+		ret = call_copy_from(c, UVERBS_ATTR_REG_DMABUF_MR_IOVA, &req.iova,
+				     sizeof(req.iova));
+	if (ret)
+		return ret;
+	if ((req.start ^ req.iova) & (EMU_PAGE_SIZE - 1))
+		return -EINVAL;
+	ret = call_copy_from(c, UVERBS_ATTR_REG_DMABUF_MR_FD, &fd, sizeof(fd));
+	if (!ret)
+		ret = call_get_flags(c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS,
+				     IB_UVERBS_ACCESS_LOCAL_WRITE |
+				     IB_UVERBS_ACCESS_REMOTE_READ |
+				     IB_UVERBS_ACCESS_REMOTE_WRITE |
+				     IB_UVERBS_ACCESS_REMOTE_ATOMIC |
+				     IB_UVERBS_ACCESS_RELAXED_ORDERING, &access);
+	if (ret)
+		return ret;
+	ret = emu_check_mr_access(access);
+	if (ret)
+		return ret;
+	req.access = access;
+	ret = emu_dmabuf_mr_reg(pd, (int)fd, &req, &mr);
+	if (ret)
+		return ret;
+	ret = call_copy_to(c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &mr->lkey,
+			   sizeof(mr->lkey));
+	if (!ret)
+		ret = call_copy_to(c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY,
+				   &mr->rkey, sizeof(mr->rkey));
+	if (!ret)
+		ret = call_set_handle(c, UVERBS_ATTR_REG_DMABUF_MR_HANDLE,
+				      mr->obj.handle);
+	if (ret)
+		emu_obj_destroy(&mr->obj);
+	return ret;
+}
+
+static const struct emu_attr_spec dmabuf_mr_reg_specs[] = {
+	A_IDR_NEW(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, EMU_OBJ_MR),
+	A_IDR_IN(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, EMU_OBJ_PD, true),
+	A_U64_IN(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, true),
+	A_U64_IN(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, true),
+	A_U64_IN(UVERBS_ATTR_REG_DMABUF_MR_IOVA, true),
+	A_U32_IN(UVERBS_ATTR_REG_DMABUF_MR_FD, true),
+	A_FLAGS_IN(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, false),
+	A_U32_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, true),
+	A_U32_OUT(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, true),
+};
+
 static const struct emu_attr_spec dm_alloc_specs[] = {
 	A_IDR_NEW(UVERBS_ATTR_ALLOC_DM_HANDLE, EMU_OBJ_DM),
 	A_U64_IN(UVERBS_ATTR_ALLOC_DM_LENGTH, true),
@@ -146,6 +216,7 @@ static const struct emu_method mem_methods[] = {
 	/* the core disables a method whose attribute names a missing object */
 	METHOD_IF(MR, DM_MR_REG, m_dm_mr_reg, false, dm_mr_reg_specs,
 		  dm_present),
+	METHOD(MR, REG_DMABUF_MR, m_dmabuf_mr_reg, false, dmabuf_mr_reg_specs),
 };
 
 const struct emu_method_table uverbs_mem_methods = METHOD_TABLE(mem_methods);

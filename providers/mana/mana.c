@@ -142,6 +142,7 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.query_port = mana_query_port,
 	.query_qp = mana_query_qp,
 	.reg_dm_mr = mana_reg_dm_mr,
+	.reg_dmabuf_mr = mana_reg_dmabuf_mr,
 	.reg_mr = mana_reg_mr,
 	.req_notify_cq = mana_req_notify_cq,
 };

@@ -456,6 +456,9 @@ struct ibv_mr *mana_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 			      uint64_t dm_offset, size_t length,
 			      unsigned int access);
 void mana_dm_context_free(struct mana_context *ctx);
+struct ibv_mr *mana_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 struct ibv_pd *mana_alloc_pd_flags(struct ibv_context *context,
 				   uint32_t flags);
 struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,

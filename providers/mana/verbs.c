@@ -272,6 +272,43 @@ struct ibv_mr *mana_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * ibv_reg_dmabuf_mr (mana_ib 6.15 on): the kernel resolves the fd to a
+ * dma-buf, checks the range in it and the MR flags of its era.
+ */
+struct ibv_mr *mana_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_dmabuf_mr(&mana_real_pd(to_mpd(pd))->ibv_pd, offset,
+				    length, iova, fd, access, vmr
+#if MANA_RDMA_CORE >= 54
+				    , NULL
+#endif
+				    );
+	if (ret) {
+		/* no ioctl (or no MR object) at all: no dma-buf MRs either */
+		if (ret == ENOTTY || ret == EPROTONOSUPPORT)
+			ret = EOPNOTSUPP;
+		mana_err(pd->context,
+			 "REG_DMABUF_MR (fd %d, %zu bytes at offset %" PRIu64
+			 ", iova 0x%" PRIx64 ", access 0x%x) failed: %s", fd,
+			 length, offset, iova, access, strerror(ret));
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 int mana_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
