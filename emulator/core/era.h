@@ -37,9 +37,9 @@ struct emu_era {
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
 	bool robust_udata;		/* driver data: tails, comp_mask checked */
 	bool pdn;			/* ucontext comp_mask, alloc_pd {pdn} */
-	/* --- what this kernel has and the emulator does not (yet) --- */
 	bool dmabuf_mr;			/* reg_user_mr_dmabuf */
-	bool dm;			/* alloc_dm / reg_dm_mr */
+	bool dm;			/* alloc_dm / reg_dm_mr (RNIC device) */
+	/* --- what this kernel has and the emulator does not (yet) --- */
 	bool mw;			/* alloc_mw / dealloc_mw */
 };
 
@@ -58,10 +58,10 @@ enum emu_kernel {
 	EMU_KERNEL_7_2,
 	EMU_KERNEL_COUNT,
 	/*
-	 * The default: the newest era the emulator implements faithfully.
-	 * 6.15 brought dma-buf MRs, 6.17 device memory and memory windows,
-	 * which are not emulated (issue 22), so every later era answers
-	 * those commands as a kernel without them would.
+	 * The default: an era the emulator implements faithfully (the lead
+	 * moves it).  Of 6.15's dma-buf MRs, 7.0's device memory and 6.17's
+	 * memory windows (issue 22), the windows are not emulated yet, so
+	 * 6.17 and later answer ALLOC_MW as a kernel without them would.
 	 */
 	EMU_KERNEL_DEFAULT = EMU_KERNEL_6_14,
 	EMU_KERNEL_NEWEST = EMU_KERNEL_7_2,
@@ -72,10 +72,10 @@ extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];
 /* The era of @kernel (an enum emu_kernel; out of range: the default). */
 const struct emu_era *emu_era_get(unsigned int kernel);
 
-/* Every feature of the era is emulated (no dma-buf, DM or MW in it). */
+/* Every feature of the era is emulated (no MW in it). */
 static inline bool emu_era_faithful(const struct emu_era *e)
 {
-	return !e->dmabuf_mr && !e->dm && !e->mw;
+	return !e->mw;
 }
 
 /*
