@@ -335,6 +335,9 @@ static void run_local(void)
 	CHECK(rdma(&e, IBV_WR_RDMA_WRITE, 8, MR_IOVA - 4, mr->rkey) ==
 	      IBV_WC_REM_ACCESS_ERR, "WRITE below the MR's iova");
 	CHECK(mem[MR_OFF - 4] == 0, "memory below untouched");
+	/* the PD goes only after its MR */
+	CHECK_ERRNO(ibv_dereg_mr(mr), 0);
+	mr = NULL;
 	end_close(&e);
 	end_close(&f);
 	/* the MR holds the dma-buf: its fd may go */
@@ -343,7 +346,6 @@ static void run_local(void)
 		CHECK(0, "two more connected RC QPs");
 		goto out;
 	}
-	ibv_dereg_mr(mr);
 	mr = ibv_reg_dmabuf_mr(f.pd, 0, BUF_LEN, 0, dfd,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	CHECK(mr, "a second dma-buf MR: %s", strerror(errno));
