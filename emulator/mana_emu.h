@@ -177,6 +177,13 @@ int mana_emu_rc_qp_query(uint32_t qpn, struct ib_uverbs_query_qp_resp *out);
 #define MANA_EMU_PD_NUMBER_SYM "mana_emu_pd_number"
 int mana_emu_pd_number(int cmd_fd, uint32_t handle, uint32_t *pdn);
 
+/*
+ * The Linux version whose mana_ib is emulated (--kernel, or the default),
+ * as MAJOR * 1000 + MINOR: 7.2 is 7002.
+ */
+#define MANA_EMU_KERNEL_VERSION_SYM "mana_emu_kernel_version"
+int mana_emu_kernel_version(void);
+
 #ifdef __cplusplus
 }
 #endif

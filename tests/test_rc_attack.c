@@ -403,7 +403,7 @@ int main(int argc, char **argv)
 	in = fdopen(3, "r");
 	out = fdopen(4, "w");
 	CHECK(in && out, "peer channel on fds 3 and 4");
-	ctx = emu_open_mana();
+	ctx = emu_open_rnic();
 	CHECK(ctx, "device opened");
 	if (!in || !out || !ctx)
 		return check_done();
