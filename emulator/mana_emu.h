@@ -23,6 +23,7 @@ struct mana_emu_counts {
 	uint32_t qps;
 	uint32_t ind_tables;
 	uint32_t comp_channels;
+	uint32_t dms;			/* device memory allocations */
 };
 
 #define MANA_EMU_OBJECT_COUNTS_SYM "mana_emu_object_counts"
@@ -166,6 +167,22 @@ int mana_emu_rc_wire_hold(int pass);
 struct ib_uverbs_query_qp_resp;
 #define MANA_EMU_RC_QP_QUERY_SYM "mana_emu_rc_qp_query"
 int mana_emu_rc_qp_query(uint32_t qpn, struct ib_uverbs_query_qp_resp *out);
+
+/*
+ * The number the emulated mana_ib gave the PD with handle @handle of the
+ * context on uverbs fd @cmd_fd (ibv_context.cmd_fd, ibv_pd.handle), also
+ * in eras that do not return it.  0, -EBADF (not a uverbs fd), -ENOENT
+ * (no such handle) or -EINVAL (not a PD).
+ */
+#define MANA_EMU_PD_NUMBER_SYM "mana_emu_pd_number"
+int mana_emu_pd_number(int cmd_fd, uint32_t handle, uint32_t *pdn);
+
+/*
+ * The Linux version whose mana_ib is emulated (--kernel, or the default),
+ * as MAJOR * 1000 + MINOR: 7.2 is 7002.
+ */
+#define MANA_EMU_KERNEL_VERSION_SYM "mana_emu_kernel_version"
+int mana_emu_kernel_version(void);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
 	${MANA_EMU_DIR}/kernel/uverbs_methods.c
 	${MANA_EMU_DIR}/kernel/uverbs_qp_methods.c
+	${MANA_EMU_DIR}/kernel/uverbs_mem_methods.c
+	${MANA_EMU_DIR}/kernel/udmabuf.c
 	${MANA_EMU_DIR}/device/device.c
 	${MANA_EMU_DIR}/device/cq.c
 	${MANA_EMU_DIR}/device/umem.c

@@ -136,6 +136,8 @@ OPS_OFF(unimport_pd, 600, 2 * NO_IMPORT_DM + NO_QP_IN_ORDER);
 ABI_SIZE(struct verbs_mr, 56);
 ABI_OFF(struct verbs_mr, mr_type, 48);
 ABI_OFF(struct verbs_mr, access, 52);
+ABI_SIZE(struct verbs_dm, 40);
+ABI_OFF(struct verbs_dm, handle, 32);
 ABI_SIZE(struct verbs_xrcd, 16);
 /*
  * ibv_qp_ex grew by one operation in v44 (wr_atomic_write) and v45

@@ -288,6 +288,12 @@ struct verbs_mr {
 	int access;
 };
 
+/* ibv_cmd_alloc_dm() fills the handle (and dm's context, comp_mask). */
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
 enum {
 	VERBS_QP_XRCD = 1 << 0,
 	VERBS_QP_EX = 1 << 1,

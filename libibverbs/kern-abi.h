@@ -143,4 +143,23 @@ int ibv_cmd_create_rwq_ind_table(struct ibv_context *context,
 				 size_t resp_size);
 int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
 
+/* Ioctl-only commands (IBVERBS_PRIVATE_34 from v34 on). */
+struct ibv_command_buffer;
+struct verbs_dm;
+int ibv_cmd_alloc_dm(struct ibv_context *ctx,
+		     const struct ibv_alloc_dm_attr *dm_attr,
+		     struct verbs_dm *dm, struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length, unsigned int access,
+		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
+/* v54 added the driver chain argument */
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr
+#if MANA_RDMA_CORE >= 54
+			  , struct ibv_command_buffer *driver
+#endif
+			  );
+
 #endif /* MANA_LIBIBVERBS_KERN_ABI_H */

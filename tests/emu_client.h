@@ -67,6 +67,33 @@ static inline struct ibv_context *emu_open_mana(void)
 	return ctx;
 }
 
+/*
+ * The RNIC: the first MANA device whose port 1 has GIDs (mana_0 in every
+ * era with RC QPs, whether or not manae_0 comes first).
+ */
+static inline struct ibv_context *emu_open_rnic(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_port_attr pa;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n && !ctx; i++) {
+		if (strncmp(ibv_get_device_name(list[i]), "mana", 4))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (ctx && (ibv_query_port(ctx, 1, &pa) || !pa.gid_tbl_len)) {
+			ibv_close_device(ctx);
+			ctx = NULL;
+		}
+	}
+	ibv_free_device_list(list);
+	return ctx;
+}
+
 /* The emulated kernel's object counts, from the preloaded libmana-emu.so. */
 static inline int emu_counts(struct mana_emu_counts *out)
 {

@@ -74,10 +74,15 @@ int main(void)
 	      "manadv_cq");
 	CHECK(sizeof(struct manadv_rwq) == 32 && offsetof(struct manadv_rwq, db_page) == 24,
 	      "manadv_rwq");
-	CHECK(sizeof(struct manadv_obj) == 48 && offsetof(struct manadv_obj, rwq) == 32,
-	      "manadv_obj");
+	/*
+	 * MANA_1.1 (rdma-core pull 1696) appended pd: a MANA_1.0 program's
+	 * 48-byte manadv_obj never names MANADV_OBJ_PD, so pd is not read.
+	 */
+	CHECK(sizeof(struct manadv_obj) == 64 && offsetof(struct manadv_obj, rwq) == 32 &&
+	      offsetof(struct manadv_obj, pd) == 48, "manadv_obj");
+	CHECK(sizeof(struct manadv_pd) == 4, "manadv_pd");
 	CHECK(MANADV_CTX_ATTR_BUF_ALLOCATORS == 0, "attr enum");
-	CHECK(MANADV_OBJ_QP == 1 && MANADV_OBJ_CQ == 2 && MANADV_OBJ_RWQ == 4,
-	      "obj enum");
+	CHECK(MANADV_OBJ_QP == 1 && MANADV_OBJ_CQ == 2 && MANADV_OBJ_RWQ == 4 &&
+	      MANADV_OBJ_PD == 8 && MANADV_PD_FLAGS_SHORT_PDN == 1, "obj enum");
 	return check_done();
 }

@@ -1286,7 +1286,9 @@ int main(int argc, char **argv)
 	uint32_t id;
 
 	write_only = argc > 1 && !strcmp(argv[1], "--write");
-	split = argc > 1 && !strcmp(argv[1], "--split");
+	/* the split's devices from 6.16, whether or not --kernel says so */
+	split = (argc > 1 && !strcmp(argv[1], "--split")) ||
+		emu_kernel_version() >= 6016;
 	kver = emu_kernel_version();
 	cq_by_device = split && kver >= 7000;
 	gid_of("fe80::20d:3aff:fe00:1", gid0);

@@ -108,22 +108,6 @@ static int recv_info(struct info *i)
 	return 0;
 }
 
-/* mana_0: the RNIC in every era (from 6.16 manae_0 is the Ethernet one) */
-static struct ibv_context *open_rnic(void)
-{
-	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n && !c; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), "mana_0"))
-			c = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return c;
-}
-
 static struct ibv_qp *make_qp(void)
 {
 	struct ibv_qp_init_attr ia = {
@@ -466,7 +450,7 @@ int main(int argc, char **argv)
 	in = fdopen(3, "r");
 	out = fdopen(4, "w");
 	CHECK(in && out, "peer channel on fds 3 and 4");
-	ctx = open_rnic();
+	ctx = emu_open_rnic();
 	CHECK(ctx, "device opened");
 	if (!in || !out || !ctx)
 		return check_done();

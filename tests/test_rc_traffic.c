@@ -554,7 +554,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--only-data"))
 			only_data = true;
 	}
-	ctx = emu_open_mana();
+	ctx = emu_open_rnic();
 	if (!ctx) {
 		fprintf(stderr, "no emulated mana device\n");
 		return 1;

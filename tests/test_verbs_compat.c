@@ -182,7 +182,7 @@ static void env_close(struct env *e)
 static int env_ctx(struct env *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->ctx = emu_open_mana();
+	e->ctx = emu_open_rnic();
 	CHECK(e->ctx, "open the emulated mana device");
 	if (!e->ctx)
 		return -1;

@@ -107,7 +107,7 @@ static struct ibv_context *open_dev(void)
 	int i, n;
 
 	if (!dev_name)
-		return emu_open_mana();
+		return emu_open_rnic();
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev_name))

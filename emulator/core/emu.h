@@ -29,6 +29,8 @@ enum emu_fd_kind {
 	EMU_FD_UVERBS,		/* an open /dev/infiniband/uverbsN */
 	EMU_FD_EVENT,		/* async event fd or completion channel */
 	EMU_FD_NETLINK,		/* fake NETLINK_RDMA socket */
+	EMU_FD_UDMABUF,		/* an open /dev/udmabuf */
+	EMU_FD_DMABUF,		/* a dma-buf that /dev/udmabuf exported */
 };
 
 struct emu_state {

@@ -22,8 +22,8 @@
 #define K6_15 K6_14, .dmabuf_mr = true
 #define K6_16 K6_15, .split = true, .device_ids = true, \
 	.mr_atomic_zbva = true
-#define K6_17 K6_16, .dm = true
-#define K7_0 K6_17, .cq_type_from_device = true
+#define K6_17 K6_16
+#define K7_0 K6_17, .cq_type_from_device = true, .dm = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true, .mw = true
 #define K7_2 K7_1, .vport_refs = true, .uc_qp = true
 
@@ -88,9 +88,15 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (7.1).
 	 */
 	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
-	/* DM: its patch takes the ib_dmah argument of 6.17 */
+	/* no change to mana_ib's userspace ABI: DM came in 7.0, MWs in 7.1 */
 	[EMU_KERNEL_6_17] = { .version = "6.17", .inferred = true, K6_17 },
-	/* "take CQ type from the device type" (posted 2026-01-09) */
+	/*
+	 * "take CQ type from the device type" (posted 2026-01-09); "device
+	 * memory support" (v2 posted 2026-01-27 and applied to rdma-next the
+	 * same day, so the 7.0 window): alloc_dm, dealloc_dm, reg_dm_mr on
+	 * the RNIC device only, no max_dm_size in query_device, no mmap of
+	 * DM (rdma-core v62's libmana: "basic implementation").
+	 */
 	[EMU_KERNEL_7_0] = { .version = "7.0", .inferred = true, K7_0 },
 	/*
 	 * "Adopt robust udata" and "return PD number to the user": accepted

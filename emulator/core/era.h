@@ -39,11 +39,10 @@ struct emu_era {
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
 	bool robust_udata;		/* driver data: tails, comp_mask checked */
 	bool pdn;			/* ucontext comp_mask, alloc_pd {pdn} */
+	bool dmabuf_mr;			/* reg_user_mr_dmabuf */
+	bool dm;			/* alloc_dm / reg_dm_mr (RNIC device) */
 	bool mw;			/* alloc_mw / dealloc_mw, REG_MR MW_BIND */
 	bool uc_qp;			/* create_qp IB_QPT_UC (3 queues) */
-	/* --- what this kernel has and the emulator does not (yet) --- */
-	bool dmabuf_mr;			/* reg_user_mr_dmabuf */
-	bool dm;			/* alloc_dm / reg_dm_mr */
 };
 
 /* Indexes into the table (era.c), oldest first. */
@@ -61,10 +60,8 @@ enum emu_kernel {
 	EMU_KERNEL_7_2,
 	EMU_KERNEL_COUNT,
 	/*
-	 * The default: the newest era the emulator implements faithfully.
-	 * 6.15 brought dma-buf MRs, 6.17 device memory, which are not
-	 * emulated (issue 22), so every later era answers
-	 * those commands as a kernel without them would.
+	 * The default.  Every era's features are emulated (dma-buf MRs 6.15,
+	 * DM 7.0, MWs 7.1, UC 7.2).
 	 */
 	EMU_KERNEL_DEFAULT = EMU_KERNEL_6_14,
 	EMU_KERNEL_NEWEST = EMU_KERNEL_7_2,
@@ -74,12 +71,6 @@ extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];
 
 /* The era of @kernel (an enum emu_kernel; out of range: the default). */
 const struct emu_era *emu_era_get(unsigned int kernel);
-
-/* Every feature of the era is emulated (no dma-buf or DM in it). */
-static inline bool emu_era_faithful(const struct emu_era *e)
-{
-	return !e->dmabuf_mr && !e->dm;
-}
 
 /*
  * "newest" or "MAJOR.MINOR": the newest era not after that version (6.12

@@ -737,10 +737,25 @@ enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,
 
 void emu_dev_xmit(unsigned int port, const void *frame, size_t len)
 {
-	struct backend *b = emu_ports[port - 1].backend;
+	struct emu_dev_port *dp = &emu_ports[port - 1];
+	uint8_t mac[6];
 
-	if (b)
-		backend_xmit(b, frame, len);
+	/*
+	 * RoCE to the port's own MAC (a QP connected to a GID of its own
+	 * port) turns around inside the adapter, as an RNIC loops it back:
+	 * the loopback wire brings every frame back anyway, but a switch
+	 * (socket:, tap:) never returns a frame to its sender.  Such frames
+	 * are not captured (--pcap) or counted by the backend.
+	 */
+	if (!dp->lb && len >= sizeof(mac)) {
+		mana_emu_port_mac(&emu.opts, port, mac);
+		if (!memcmp(frame, mac, sizeof(mac))) {
+			rx_cb(NULL, port, frame, len);
+			return;
+		}
+	}
+	if (dp->backend)
+		backend_xmit(dp->backend, frame, len);
 }
 
 void emu_dev_port_mac(unsigned int port, uint8_t mac[6])

@@ -53,6 +53,17 @@ void emu_dev_mr_del(struct emu_dev_mr *mr);
 /* Is @key (lkey == rkey) some registered MR's? */
 bool emu_dev_mr_key_used(uint32_t key);
 
+/*
+ * Device memory (GDMA_ALLOC_DM / GDMA_DESTROY_DM): @len bytes of the
+ * adapter's own memory, zeroed, which only MRs (type DM) reach; NULL when
+ * the request does not fit (@len 0, more than is left of
+ * EMU_DM_CAPACITY, alignment above a page: the adapter's limits are not
+ * public, these are ours).
+ */
+#define EMU_DM_CAPACITY (4u << 20)
+void *emu_dev_dm_alloc(uint64_t len, uint32_t log_align);
+void emu_dev_dm_free(void *mem, uint64_t len);
+
 /* Program (@rx->programmed set) or clear (NULL) the steering of @port. */
 void emu_port_rx_program(unsigned int port, const struct emu_port_rx *rx);
 

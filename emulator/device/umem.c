@@ -9,6 +9,7 @@
 #include "device_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Read up to WQ_CACHE_SIZE posted bytes from the head, wrap included. */
@@ -90,6 +91,35 @@ const struct emu_dev_mr *dev_mr_lookup(struct emu_hwq *q, uint32_t lkey)
 		return NULL;
 	q->mr_last = mr;
 	return mr;
+}
+
+static uint64_t dm_used;
+
+void *emu_dev_dm_alloc(uint64_t len, uint32_t log_align)
+{
+	void *mem;
+
+	if (!len || len > EMU_DM_CAPACITY - dm_used || log_align > 12)
+		return NULL;
+	/*
+	 * Outside the application's memory as far as it knows: no verb
+	 * gives its address, only DM MRs (zero-based) reach it.
+	 */
+	mem = aligned_alloc(EMU_PAGE_SIZE, (len + EMU_PAGE_SIZE - 1) &
+				       ~(EMU_PAGE_SIZE - 1));
+	if (!mem)
+		return NULL;
+	memset(mem, 0, len);
+	dm_used += len;
+	return mem;
+}
+
+void emu_dev_dm_free(void *mem, uint64_t len)
+{
+	if (!mem)
+		return;
+	dm_used -= len;
+	free(mem);
 }
 
 size_t emu_dev_ucopy(void *local, void *remote, size_t len, bool to_user)

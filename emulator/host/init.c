@@ -189,6 +189,15 @@ static void __attribute__((destructor)) emu_destructor(void)
 
 /* ---- test API ----------------------------------------------------------- */
 
+EMU_EXPORT int mana_emu_kernel_version(void)
+{
+	const char *v = emu_era_get(emu.opts.kernel)->version;
+	char *end;
+	long major = strtol(v, &end, 10);
+
+	return (int)(major * 1000 + strtol(end + 1, NULL, 10));
+}
+
 EMU_EXPORT int mana_emu_object_counts(struct mana_emu_counts *out)
 {
 	if (!out) {

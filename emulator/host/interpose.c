@@ -148,6 +148,9 @@ EMU_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 		return set_errno(-EBADF);	/* opened read-only */
 	case EMU_FD_NETLINK:
 		return netlink_send(fd, buf, len, NULL, 0);
+	case EMU_FD_UDMABUF:
+	case EMU_FD_DMABUF:
+		return set_errno(-EINVAL);	/* no write method */
 	}
 	return REAL(write)(fd, buf, len);
 }
@@ -156,6 +159,8 @@ EMU_EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	switch (emu_fd_kind(fd)) {
 	case EMU_FD_UVERBS:
+	case EMU_FD_UDMABUF:
+	case EMU_FD_DMABUF:
 		return set_errno(-EINVAL);	/* no read method */
 	case EMU_FD_EVENT:
 		return event_read(fd, buf, len);
@@ -189,14 +194,29 @@ EMU_EXPORT int ioctl(int fd, unsigned long request, ...)
 			return set_errno(ret);
 	}
 	/* The VFS answers these for every file before the driver sees them. */
-	if (emu_fd_kind(fd) != EMU_FD_UVERBS || request == FIOCLEX ||
+	if (emu_fd_kind(fd) == EMU_FD_NONE || emu_fd_kind(fd) == EMU_FD_EVENT ||
+	    emu_fd_kind(fd) == EMU_FD_NETLINK || request == FIOCLEX ||
 	    request == FIONCLEX || request == FIONBIO || request == FIOASYNC)
 		return REAL(ioctl)(fd, request, arg);
 	pthread_mutex_lock(&emu.lock);
-	file = emu_fd_obj(fd, EMU_FD_UVERBS);
-	if (file)
-		ret = emu_uverbs_ioctl(file, request, arg);
+	switch (emu_fd_kind(fd)) {
+	case EMU_FD_UVERBS:
+		file = emu_fd_obj(fd, EMU_FD_UVERBS);
+		if (file)
+			ret = emu_uverbs_ioctl(file, request, arg);
+		break;
+	case EMU_FD_UDMABUF:
+		ret = emu_udmabuf_ioctl(request, arg);
+		break;
+	case EMU_FD_DMABUF:
+		ret = emu_dmabuf_ioctl(request, arg);
+		break;
+	default:
+		break;
+	}
 	pthread_mutex_unlock(&emu.lock);
+	if (ret >= 0)
+		return ret;	/* UDMABUF_CREATE: the dma-buf's fd */
 	return set_errno(ret);
 }
 
@@ -216,6 +236,9 @@ static int *owned_fd(enum emu_fd_kind kind, void *obj)
 		return &((struct emu_event_file *)obj)->app_fd;
 	case EMU_FD_NETLINK:
 		return &((struct emu_nlsock *)obj)->app_fd;
+	case EMU_FD_UDMABUF:
+	case EMU_FD_DMABUF:
+		return emu_udmabuf_owned_fd(obj, kind == EMU_FD_DMABUF);
 	default:
 		return NULL;
 	}
@@ -247,6 +270,8 @@ static void release_fd(int fd, enum emu_fd_kind kind)
 			emu_event_file_app_closed(obj);
 		} else if (kind == EMU_FD_NETLINK) {
 			emu_nl_release(obj);
+		} else if (kind == EMU_FD_UDMABUF || kind == EMU_FD_DMABUF) {
+			emu_udmabuf_release(obj, kind == EMU_FD_DMABUF);
 		}
 	}
 	pthread_mutex_unlock(&emu.lock);
@@ -384,11 +409,33 @@ static void *uverbs_mmap(void *addr, size_t len, int prot, int flags, int fd,
 	return p;
 }
 
+/* A dma-buf of /dev/udmabuf maps its memfds' pages (udmabuf.c). */
+static void *dmabuf_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			 off_t offset)
+{
+	void *obj, *p = MAP_FAILED;
+	int err = EBADF;
+
+	pthread_mutex_lock(&emu.lock);
+	obj = emu_fd_obj(fd, EMU_FD_DMABUF);
+	if (obj && offset >= 0)
+		p = emu_dmabuf_mmap(obj, addr, len, prot, flags,
+				    (uint64_t)offset, &err);
+	else if (obj)
+		err = EINVAL;
+	pthread_mutex_unlock(&emu.lock);
+	if (p == MAP_FAILED)
+		errno = err;
+	return p;
+}
+
 EMU_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		      off_t offset)
 {
 	if (emu_fd_kind(fd) == EMU_FD_UVERBS && !(flags & MAP_ANONYMOUS))
 		return uverbs_mmap(addr, len, prot, flags, fd, offset);
+	if (emu_fd_kind(fd) == EMU_FD_DMABUF && !(flags & MAP_ANONYMOUS))
+		return dmabuf_mmap(addr, len, prot, flags, fd, offset);
 	return REAL(mmap)(addr, len, prot, flags, fd, offset);
 }
 
@@ -397,6 +444,8 @@ EMU_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 {
 	if (emu_fd_kind(fd) == EMU_FD_UVERBS && !(flags & MAP_ANONYMOUS))
 		return uverbs_mmap(addr, len, prot, flags, fd, offset);
+	if (emu_fd_kind(fd) == EMU_FD_DMABUF && !(flags & MAP_ANONYMOUS))
+		return dmabuf_mmap(addr, len, prot, flags, fd, offset);
 	return REAL(mmap64)(addr, len, prot, flags, fd, offset);
 }
 

@@ -203,6 +203,43 @@ static int uverbs_open(unsigned int devnum, int flags)
 	return fd;
 }
 
+/*
+ * /dev/udmabuf, the dma-buf exporter of the emulated VM (kernel/
+ * udmabuf.c): a misc device root may open (mode 0660 root:kvm on Debian;
+ * here root's and the --uverbs-mode bits do not apply).
+ */
+#define UDMABUF_PATH "/dev/udmabuf"
+
+static int udmabuf_open(int flags)
+{
+	void *obj;
+	int fd;
+
+	emu_init();
+	if (geteuid() != 0)
+		return set_errno(-EACCES);
+	if (flags & O_DIRECTORY)
+		return set_errno(-ENOTDIR);
+	fd = eventfd(0, flags & O_CLOEXEC ? EFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&emu.lock);
+	obj = emu_udmabuf_open(fd);
+	pthread_mutex_unlock(&emu.lock);
+	if (!obj) {
+		REAL(close)(fd);
+		return set_errno(fd >= EMU_MAX_FDS ? -EMFILE : -ENOMEM);
+	}
+	if (emu_verbose())
+		emu_log("open %s flags 0x%x -> fd %d", UDMABUF_PATH, flags, fd);
+	return fd;
+}
+
+static bool is_udmabuf(const char *path)
+{
+	return path && !strcmp(path, UDMABUF_PATH);
+}
+
 static int open_common(const char *path, int flags, mode_t mode,
 		       int (*real)(const char *, int, ...))
 {
@@ -211,6 +248,8 @@ static int open_common(const char *path, int flags, mode_t mode,
 
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return real(SYS(path, buf), flags, mode);
 }
 
@@ -253,6 +292,8 @@ EMU_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return REAL(openat)(dirfd, SYS(path, buf), flags, mode);
 }
 
@@ -268,6 +309,8 @@ EMU_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (devnum >= 0)
 		return uverbs_open(devnum, flags);
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return REAL(openat64)(dirfd, SYS(path, buf), flags, mode);
 }
 
@@ -276,6 +319,8 @@ EMU_EXPORT int __open_2(const char *path, int flags)
 	int devnum = uverbs_devnum(path);
 	char buf[PATH_MAX];
 
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
 			     REAL(__open_2)(SYS(path, buf), flags);
 }
@@ -285,6 +330,8 @@ EMU_EXPORT int __open64_2(const char *path, int flags)
 	int devnum = uverbs_devnum(path);
 	char buf[PATH_MAX];
 
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
 			     REAL(__open64_2)(SYS(path, buf), flags);
 }
@@ -294,6 +341,8 @@ EMU_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 	int devnum = uverbs_devnum(path);
 	char buf[PATH_MAX];
 
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
 			     REAL(__openat_2)(dirfd, SYS(path, buf), flags);
 }
@@ -303,6 +352,8 @@ EMU_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 	int devnum = uverbs_devnum(path);
 	char buf[PATH_MAX];
 
+	if (is_udmabuf(path))
+		return udmabuf_open(flags);
 	return devnum >= 0 ? uverbs_open(devnum, flags) :
 			     REAL(__openat64_2)(dirfd, SYS(path, buf), flags);
 }

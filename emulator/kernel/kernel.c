@@ -445,6 +445,28 @@ int emu_pd_alloc(struct emu_ucontext *ctx, const struct emu_udata *uhw,
 	return 0;
 }
 
+/*
+ * The test API's view of a PD (mana_emu.h): the number mana_ib gave it,
+ * whether or not this era told the application.
+ */
+EMU_EXPORT int mana_emu_pd_number(int cmd_fd, uint32_t handle, uint32_t *pdn)
+{
+	struct emu_file *file;
+	struct emu_obj *obj = NULL;
+	int ret = -EBADF;
+
+	pthread_mutex_lock(&emu.lock);
+	file = emu_fd_obj(cmd_fd, EMU_FD_UVERBS);
+	if (file)
+		obj = emu_obj_lookup(file->ctx, EMU_OBJ_PD, handle, &ret);
+	if (obj) {
+		*pdn = ((struct emu_pd *)obj)->pdn;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
+}
+
 /* ---- MR -------------------------------------------------------------------- */
 /* ---- files and contexts ---------------------------------------------------- */
 
@@ -582,4 +604,5 @@ void emu_fill_counts(struct mana_emu_counts *out)
 	out->qps = obj_counts[EMU_OBJ_QP];
 	out->ind_tables = obj_counts[EMU_OBJ_IND_TBL];
 	out->comp_channels = kernel_comp_channel_count;
+	out->dms = obj_counts[EMU_OBJ_DM];
 }

@@ -54,6 +54,7 @@ enum emu_obj_type {
 	EMU_OBJ_QP,
 	EMU_OBJ_IND_TBL,
 	EMU_OBJ_MW,
+	EMU_OBJ_DM,
 	EMU_OBJ_TYPES,
 };
 
@@ -82,6 +83,8 @@ struct emu_mr {
 	struct emu_obj obj;
 	uint64_t start, length, iova;
 	uint32_t access, lkey, rkey;
+	bool device_mem;		/* on a DM: nothing of the app's pinned */
+	struct emu_dmabuf *dmabuf;	/* a dma-buf MR's buffer (referenced) */
 	struct emu_dev_mr hw;		/* the device's view, in its lkey table */
 };
 
@@ -96,6 +99,13 @@ struct emu_mw {
 	uint8_t type;			/* IBV_MW_TYPE_1 or _2 (= IB_MW_TYPE_*) */
 	uint32_t rkey;
 	struct emu_dev_mr hw;		/* in the device's key table */
+};
+
+/* Device memory (alloc_dm): the adapter's bytes, reached only by MRs. */
+struct emu_dm {
+	struct emu_obj obj;
+	uint64_t length;
+	void *mem;			/* emu_dev_dm_alloc() */
 };
 
 struct emu_event_file;
@@ -337,6 +347,15 @@ int emu_check_mr_access(uint32_t access);
 int emu_mw_alloc(struct emu_pd *pd, uint8_t type, struct emu_mw **out);
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out);
+/*
+ * mana_ib_reg_user_mr_dmabuf() from ib_umem_dmabuf_get_pinned() on: @req's
+ * start is the offset into the dma-buf of @fd.
+ */
+int emu_dmabuf_mr_reg(struct emu_pd *pd, int fd, const struct emu_mr_req *req,
+		      struct emu_mr **out);
+/* mana_ib_reg_dm_mr(): @req's start is the offset into @dm, zero-based */
+int emu_dm_mr_reg(struct emu_pd *pd, struct emu_dm *dm,
+		  const struct emu_mr_req *req, struct emu_mr **out);
 
 /* CQ (mana_ib_create_cq, ETH device) */
 struct emu_cq_req {
@@ -461,6 +480,26 @@ void obj_free(struct emu_obj *obj);	/* unlink, drop deps, release, free */
  */
 int umem_check(uint64_t start, uint64_t length, bool write,
 	       uint64_t *pinned);
+
+/*
+ * udmabuf.c: /dev/udmabuf (an fd of kind EMU_FD_UDMABUF) and the dma-bufs
+ * it exports (EMU_FD_DMABUF).  emu_udmabuf_ioctl() answers UDMABUF_CREATE
+ * and _LIST with the new dma-buf fd or -errno; emu_dmabuf_get() is
+ * dma_buf_get() with a reference for an MR (-EBADF: no such fd, -EINVAL:
+ * not a dma-buf).
+ */
+struct emu_dmabuf;
+void *emu_udmabuf_open(int fd);
+int emu_udmabuf_ioctl(unsigned long request, void *arg);
+int emu_dmabuf_ioctl(unsigned long request, void *arg);
+int *emu_udmabuf_owned_fd(void *obj, bool dmabuf);
+void emu_udmabuf_release(void *obj, bool dmabuf);
+void *emu_dmabuf_mmap(void *obj, void *addr, size_t len, int prot, int flags,
+		      uint64_t offset, int *err);
+struct emu_dmabuf *emu_dmabuf_get(int fd, int *err);
+void emu_dmabuf_put(struct emu_dmabuf *d);
+uint64_t emu_dmabuf_size(const struct emu_dmabuf *d);
+void *emu_dmabuf_pages(const struct emu_dmabuf *d);
 
 /* raw_qp.c: ib_copy_validate_udata_in(); a queue buffer's umem checks */
 int udata_in(const struct emu_udata *uhw, void *dst, size_t size, size_t min);

@@ -232,34 +232,119 @@ static void mr_release(struct emu_obj *obj)
 	 * ibv_dereg_mr() returns (its next packet is NAKed).
 	 */
 	emu_dev_mr_del(&mr->hw);
-	emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
+	if (mr->dmabuf)
+		emu_dmabuf_put(mr->dmabuf);
+	else if (!mr->device_mem)
+		emu_dev.pinned_bytes -= pinned_span(mr->start, mr->length);
+}
+
+/*
+ * The access bits mana_ib's VALID_MR_FLAGS held in the era (6.2: local
+ * write, remote write and read; atomics and zero-based from 6.16; MW_BIND
+ * with the MWs), after the optional bits are dropped (from 6.10).
+ */
+static uint32_t mr_valid_access(const struct emu_era *e, uint32_t *access)
+{
+	uint32_t valid = MANA_MR_VALID_ACCESS;
+
+	if (e->mr_optional)
+		*access &= ~IB_UVERBS_ACCESS_OPTIONAL_RANGE;
+	if (!e->mr_atomic_zbva)
+		valid &= ~(IB_UVERBS_ACCESS_REMOTE_ATOMIC |
+			   IB_UVERBS_ACCESS_ZERO_BASED);
+	if (!e->mw)
+		valid &= ~IB_UVERBS_ACCESS_MW_BIND;
+	return valid;
+}
+
+static void mr_commit(struct emu_mr *mr, struct emu_pd *pd, uint64_t start)
+{
+	/* GDMA hands out one key per MR; lkey == rkey. */
+	mr->lkey = mr->rkey = mr_new_key();
+	mr->hw = (struct emu_dev_mr){
+		.start = start, .iova = mr->iova, .length = mr->length,
+		.lkey = mr->lkey, .pd = pd,
+		.writable = !!(mr->access & IB_UVERBS_ACCESS_LOCAL_WRITE),
+		.access = mr->access,
+	};
+	emu_dev_mr_add(&mr->hw);
+}
+
+int emu_dmabuf_mr_reg(struct emu_pd *pd, int fd, const struct emu_mr_req *req,
+		      struct emu_mr **out)
+{
+	struct emu_obj *dep = &pd->obj;
+	uint32_t access = req->access;
+	uint64_t end = req->start + req->length;
+	struct emu_dmabuf *d;
+	struct emu_mr *mr;
+	int ret;
+
+	/* mana_ib: the era's MR flags, else EOPNOTSUPP (not reg_mr's EINVAL) */
+	if (access & ~mr_valid_access(kernel_era(), &access))
+		return -EOPNOTSUPP;
+	/* ib_umem_dmabuf_get(): overflow, the fd, the range in the buffer */
+	if (end < req->start)
+		return -EINVAL;
+	d = emu_dmabuf_get(fd, &ret);
+	if (!d)
+		return ret;
+	/* an empty range: no page size fits (mana_ib_create_dma_region) */
+	if (emu_dmabuf_size(d) < end || !req->length) {
+		emu_dmabuf_put(d);
+		return -EINVAL;
+	}
+	mr = obj_create(pd->obj.ctx, EMU_OBJ_MR, sizeof(*mr), &dep, 1,
+			mr_release);
+	if (!mr) {
+		emu_dmabuf_put(d);
+		return -ENOMEM;
+	}
+	mr->dmabuf = d;
+	mr->start = req->start;
+	mr->length = req->length;
+	mr->iova = req->iova;
+	mr->access = req->access;
+	mr_commit(mr, pd, (uintptr_t)emu_dmabuf_pages(d) + req->start);
+	*out = mr;
+	return 0;
+}
+
+int emu_dm_mr_reg(struct emu_pd *pd, struct emu_dm *dm,
+		  const struct emu_mr_req *req, struct emu_mr **out)
+{
+	struct emu_obj *deps[2] = { &pd->obj, &dm->obj };
+	uint32_t access = req->access;
+	struct emu_mr *mr;
+
+	/* mana_ib_reg_dm_mr: the MR flags of the era, else EOPNOTSUPP */
+	if (access & ~mr_valid_access(kernel_era(), &access))
+		return -EOPNOTSUPP;
+	mr = obj_create(pd->obj.ctx, EMU_OBJ_MR, sizeof(*mr), deps, 2,
+			mr_release);
+	if (!mr)
+		return -ENOMEM;
+	mr->device_mem = true;
+	mr->start = req->start;
+	mr->length = req->length;
+	mr->iova = 0;		/* GDMA_MR_TYPE_DM: offsets from the DM's start */
+	mr->access = req->access;
+	mr_commit(mr, pd, (uintptr_t)dm->mem + req->start);
+	*out = mr;
+	return 0;
 }
 
 int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	       const struct emu_udata *uhw, struct emu_mr **out)
 {
 	struct emu_obj *dep = &pd->obj;
-	const struct emu_era *e = kernel_era();
 	uint32_t access = req->access;
-	uint32_t valid = MANA_MR_VALID_ACCESS;
 	uint64_t pinned;
 	struct emu_mr *mr;
 	int ret;
 
-	/*
-	 * mana_ib_reg_user_mr: only the access bits the hardware knows, as
-	 * the era knew them (6.2: local write, remote write and read; the
-	 * optional bits ignored from 6.10; atomics and zero-based from 6.16;
-	 * MW_BIND with the MWs).
-	 */
-	if (e->mr_optional)
-		access &= ~IB_UVERBS_ACCESS_OPTIONAL_RANGE;
-	if (!e->mr_atomic_zbva)
-		valid &= ~(IB_UVERBS_ACCESS_REMOTE_ATOMIC |
-			   IB_UVERBS_ACCESS_ZERO_BASED);
-	if (!e->mw)
-		valid &= ~IB_UVERBS_ACCESS_MW_BIND;
-	if (access & ~valid)
+	/* mana_ib_reg_user_mr: only the access bits the hardware knows */
+	if (access & ~mr_valid_access(kernel_era(), &access))
 		return -EINVAL;
 	ret = umem_check(req->start, req->length, access_writable(access),
 			 &pinned);
@@ -274,15 +359,7 @@ int emu_mr_reg(struct emu_pd *pd, const struct emu_mr_req *req,
 	mr->length = req->length;
 	mr->iova = req->iova;
 	mr->access = req->access;
-	/* GDMA hands out one key per MR; lkey == rkey. */
-	mr->lkey = mr->rkey = mr_new_key();
-	mr->hw = (struct emu_dev_mr){
-		.start = mr->start, .iova = mr->iova, .length = mr->length,
-		.lkey = mr->lkey, .pd = pd,
-		.writable = !!(mr->access & IB_UVERBS_ACCESS_LOCAL_WRITE),
-		.access = mr->access,
-	};
-	emu_dev_mr_add(&mr->hw);
+	mr_commit(mr, pd, mr->start);
 	*out = mr;
 	return 0;
 }

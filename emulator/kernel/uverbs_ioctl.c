@@ -230,12 +230,16 @@ static const struct emu_method_table *const method_tables[] = {
 	&framework_table,
 	&uverbs_device_methods,
 	&uverbs_qp_methods,
+	&uverbs_mem_methods,
 };
 
-static const struct emu_method *find_method(unsigned int object,
+/* A method absent from this kernel or device: EPROTONOSUPPORT. */
+static const struct emu_method *find_method(const struct emu_call *c,
+					    unsigned int object,
 					    unsigned int method)
 {
 	const struct emu_method_table *t;
+	const struct emu_method *m;
 	size_t i, k;
 
 	/* UAPI_DEF_OBJ_NEEDS_FN(dealloc_mw): no MW object before 7.1 */
@@ -243,10 +247,11 @@ static const struct emu_method *find_method(unsigned int object,
 		return NULL;
 	for (k = 0; k < ARRAY_SIZE(method_tables); k++) {
 		t = method_tables[k];
-		for (i = 0; i < t->n; i++)
-			if (t->methods[i].object == object &&
-			    t->methods[i].method == method)
-				return &t->methods[i];
+		for (i = 0; i < t->n; i++) {
+			m = &t->methods[i];
+			if (m->object == object && m->method == method)
+				return !m->present || m->present(c) ? m : NULL;
+		}
 	}
 	return NULL;
 }
@@ -407,7 +412,7 @@ static int do_ioctl(struct emu_file *file, struct ib_uverbs_ioctl_hdr *uhdr,
 		return -EPROTONOSUPPORT;
 	if (hdr.driver_id != emu_dev.driver_id)
 		return -EINVAL;
-	c->method = find_method(hdr.object_id, hdr.method_id);
+	c->method = find_method(c, hdr.object_id, hdr.method_id);
 	if (!c->method)
 		return -EPROTONOSUPPORT;
 	if (emu_copy_from_user(uattrs, uhdr->attrs,

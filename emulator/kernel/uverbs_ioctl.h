@@ -95,12 +95,20 @@ struct emu_method {
 	bool has_udata;
 	const struct emu_attr_spec *specs;
 	unsigned int nspecs;
+	/* NULL: always there; else whether this kernel and device have it */
+	bool (*present)(const struct emu_call *c);
 };
 
 #define METHOD(_obj, _meth, _fn, _udata, _specs)                               \
 	{ .object = UVERBS_OBJECT_##_obj, .method = UVERBS_METHOD_##_meth,     \
 	  .name = #_obj "/" #_meth, .handler = _fn, .has_udata = _udata,       \
 	  .specs = _specs, .nspecs = ARRAY_SIZE(_specs) }
+
+/* A method the uverbs core offers only where @_present says so. */
+#define METHOD_IF(_obj, _meth, _fn, _udata, _specs, _present)                  \
+	{ .object = UVERBS_OBJECT_##_obj, .method = UVERBS_METHOD_##_meth,     \
+	  .name = #_obj "/" #_meth, .handler = _fn, .has_udata = _udata,       \
+	  .specs = _specs, .nspecs = ARRAY_SIZE(_specs), .present = _present }
 
 /* The methods of one file; uverbs_ioctl.c lists every table. */
 struct emu_method_table {
@@ -114,6 +122,7 @@ struct emu_method_table {
 /* uverbs_methods.c, uverbs_qp_methods.c */
 extern const struct emu_method_table uverbs_device_methods;
 extern const struct emu_method_table uverbs_qp_methods;
+extern const struct emu_method_table uverbs_mem_methods;
 
 /* The attribute @id if the call has it, else NULL. */
 struct emu_attr *call_attr(struct emu_call *c, unsigned int id);

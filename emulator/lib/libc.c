@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -148,4 +149,15 @@ ssize_t emu_libc_recvfrom(int fd, void *buf, size_t len, int flags,
 			  struct sockaddr *addr, socklen_t *alen)
 {
 	return EMU_LIBC(recvfrom)(fd, buf, len, flags, addr, alen);
+}
+
+void *emu_libc_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t offset)
+{
+	return EMU_LIBC(mmap)(addr, len, prot, flags, fd, offset);
+}
+
+int emu_libc_munmap(void *addr, size_t len)
+{
+	return EMU_LIBC(munmap)(addr, len);
 }

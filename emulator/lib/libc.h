@@ -61,5 +61,8 @@ ssize_t emu_libc_sendto(int fd, const void *buf, size_t len, int flags,
 ssize_t emu_libc_recv(int fd, void *buf, size_t len, int flags);
 ssize_t emu_libc_recvfrom(int fd, void *buf, size_t len, int flags,
 			  struct sockaddr *addr, socklen_t *alen);
+void *emu_libc_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t offset);
+int emu_libc_munmap(void *addr, size_t len);
 
 #endif /* MANA_EMU_LIBC_H */

@@ -106,6 +106,7 @@ static void mana_free_context(struct ibv_context *ibctx)
 {
 	struct mana_context *ctx = to_mctx(ibctx);
 
+	mana_dm_context_free(ctx);
 	if (ctx->db_page)
 		munmap(ctx->db_page, MANA_PAGE_SIZE);
 	pthread_mutex_destroy(&ctx->lock);
@@ -115,6 +116,7 @@ static void mana_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops mana_ctx_ops = {
 	.alloc_mw = mana_alloc_mw,
+	.alloc_dm = mana_alloc_dm,
 	.alloc_parent_domain = mana_alloc_parent_domain,
 	.alloc_pd = mana_alloc_pd,
 	.async_event = mana_async_event,
@@ -133,6 +135,7 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.destroy_rwq_ind_table = mana_destroy_rwq_ind_table,
 	.destroy_wq = mana_destroy_wq,
 	.free_context = mana_free_context,
+	.free_dm = mana_free_dm,
 	.modify_qp = mana_modify_qp,
 	.modify_wq = mana_modify_wq,
 	.poll_cq = mana_poll_cq,
@@ -141,15 +144,23 @@ static const struct verbs_context_ops mana_ctx_ops = {
 	.query_device_ex = mana_query_device_ex,
 	.query_port = mana_query_port,
 	.query_qp = mana_query_qp,
+	.reg_dm_mr = mana_reg_dm_mr,
+	.reg_dmabuf_mr = mana_reg_dmabuf_mr,
 	.reg_mr = mana_reg_mr,
 	.req_notify_cq = mana_req_notify_cq,
+};
+
+/* Only the response carries driver data: robust udata wants no input. */
+struct mana_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct mana_ib_alloc_ucontext_resp drv;
 };
 
 static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
 	struct mana_device *dev = to_mdev(ibdev);
-	struct ib_uverbs_get_context_resp resp;
+	struct mana_get_context_resp resp;
 	struct ibv_get_context cmd;
 	struct mana_context *ctx;
 	int ret;
@@ -163,17 +174,24 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 		errno = ENOMEM;
 		goto err_uninit;
 	}
+	if (pthread_mutex_init(&ctx->dm_lock, NULL)) {
+		pthread_mutex_destroy(&ctx->lock);
+		errno = ENOMEM;
+		goto err_uninit;
+	}
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
-				  sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		mana_err(&ctx->ibv_ctx.context, "GET_CONTEXT failed: %s",
 			 strerror(ret));
 		errno = ret;
 		goto err_mutex;
 	}
+	/* kernels before PD numbers (7.1) write no driver response: 0 */
+	ctx->kernel_caps = resp.drv.comp_mask;
 
 	/*
 	 * The doorbell page now, as rdma-core's libmana maps it: arming a CQ
@@ -187,6 +205,7 @@ static struct verbs_context *mana_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibv_ctx;
 
 err_mutex:
+	pthread_mutex_destroy(&ctx->dm_lock);
 	pthread_mutex_destroy(&ctx->lock);
 err_uninit:
 	verbs_uninit_context(&ctx->ibv_ctx);

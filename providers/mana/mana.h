@@ -70,6 +70,11 @@ struct mana_context {
 	atomic_flag fatal_logged;
 	/* raw QPs of this context (under lock): who holds a port, for EBUSY */
 	struct mana_qp *raw_qps;
+	/* alloc_ucontext's comp_mask: MANA_IB_UCNTX_* the kernel offers */
+	uint64_t kernel_caps;
+	/* device memory copies (dm.c): made at the first, under dm_lock */
+	pthread_mutex_t dm_lock;
+	struct mana_dm_copier *dm_copier;
 };
 
 /*
@@ -87,6 +92,8 @@ struct mana_pd {
 		     uint64_t resource_type);
 	/* userspace users: parent domains of a PD, queues of a parent domain */
 	atomic_int refs;
+	uint32_t pdn;			/* the kernel's PD number (7.1 on) */
+	bool has_pdn;
 };
 
 /*
@@ -443,6 +450,19 @@ int mana_query_device_ex(struct ibv_context *context,
 int mana_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *mana_alloc_pd(struct ibv_context *context);
+/* dm.c */
+struct ibv_dm *mana_alloc_dm(struct ibv_context *ibctx,
+			     struct ibv_alloc_dm_attr *attr);
+int mana_free_dm(struct ibv_dm *ibdm);
+struct ibv_mr *mana_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+void mana_dm_context_free(struct mana_context *ctx);
+struct ibv_mr *mana_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
+struct ibv_pd *mana_alloc_pd_flags(struct ibv_context *context,
+				   uint32_t flags);
 struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr);
 int mana_dealloc_pd(struct ibv_pd *pd);

@@ -34,7 +34,8 @@ int manadv_set_context_attr(struct ibv_context *ibctx,
 
 int manadv_init_obj(struct manadv_obj *obj, uint64_t obj_type)
 {
-	const uint64_t known = MANADV_OBJ_QP | MANADV_OBJ_CQ | MANADV_OBJ_RWQ;
+	const uint64_t known = MANADV_OBJ_QP | MANADV_OBJ_CQ | MANADV_OBJ_RWQ |
+			       MANADV_OBJ_PD;
 	int ret;
 
 	if (!obj || !obj_type || (obj_type & ~known))
@@ -55,5 +56,36 @@ int manadv_init_obj(struct manadv_obj *obj, uint64_t obj_type)
 		if (ret)
 			return ret;
 	}
+	if (obj_type & MANADV_OBJ_PD) {
+		ret = mana_init_obj_pd(obj->pd.in, obj->pd.out);
+		if (ret)
+			return ret;
+	}
 	return 0;
+}
+
+/* A parent domain answers with the number of its protection domain. */
+int mana_init_obj_pd(struct ibv_pd *ibpd, struct manadv_pd *out)
+{
+	struct mana_pd *pd;
+
+	if (!ibpd || !out || !mana_is_mana_context(ibpd->context))
+		return EINVAL;
+	pd = mana_real_pd(to_mpd(ibpd));
+	if (!pd->has_pdn) {
+		mana_err(ibpd->context,
+			 "the kernel gave no PD number (mana_ib before 7.1)");
+		return EOPNOTSUPP;
+	}
+	out->pdn = pd->pdn;
+	return 0;
+}
+
+struct ibv_pd *manadv_alloc_pd(struct ibv_context *context, uint32_t flags)
+{
+	if (!mana_is_mana_context(context)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return mana_alloc_pd_flags(context, flags);
 }

@@ -69,6 +69,11 @@ struct manadv_rwq {
 	void *db_page;
 };
 
+/* The PD number the kernel gave (MANADV_OBJ_PD; MANA_1.1). */
+struct manadv_pd {
+	uint32_t pdn;
+};
+
 struct manadv_obj {
 	struct {
 		struct ibv_qp *in;
@@ -84,15 +89,30 @@ struct manadv_obj {
 		struct ibv_wq *in;
 		struct manadv_rwq *out;
 	} rwq;
+
+	struct {
+		struct ibv_pd *in;
+		struct manadv_pd *out;
+	} pd;
 };
 
 enum manadv_obj_type {
 	MANADV_OBJ_QP = 1 << 0,
 	MANADV_OBJ_CQ = 1 << 1,
 	MANADV_OBJ_RWQ = 1 << 2,
+	MANADV_OBJ_PD = 1 << 3,
+};
+
+/* manadv_alloc_pd() flags */
+enum {
+	/* a PD whose number fits in 16 bits */
+	MANADV_PD_FLAGS_SHORT_PDN = 1 << 0,
 };
 
 int manadv_init_obj(struct manadv_obj *obj, uint64_t obj_type);
+
+/* A protection domain with MANA-specific creation flags (MANA_1.1). */
+struct ibv_pd *manadv_alloc_pd(struct ibv_context *context, uint32_t flags);
 
 #ifdef __cplusplus
 }

@@ -56,13 +56,35 @@ int mana_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
-struct ibv_pd *mana_alloc_pd(struct ibv_context *context)
+MANA_DECLARE_DRV_CMD(mana_alloc_pd_cmd, ibv_alloc_pd, ib_uverbs_alloc_pd_resp,
+		     mana_ib_alloc_pd, mana_ib_alloc_pd_resp);
+
+/*
+ * ALLOC_PD with mana_ib_alloc_pd only where the kernel said it reads it
+ * (ALLOC_PDN_SUPPORT): an older mana_ib ignores driver data, and a
+ * kernel with robust udata but without PD numbers would refuse it.
+ */
+struct ibv_pd *mana_alloc_pd_flags(struct ibv_context *context,
+				   uint32_t flags)
 {
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
+	bool pdn = to_mctx(context)->kernel_caps &
+		   MANA_IB_UCNTX_ALLOC_PDN_SUPPORT;
+	struct mana_alloc_pd_cmd_resp resp;
+	struct mana_alloc_pd_cmd cmd;
 	struct mana_pd *pd;
 	int ret;
 
+	if (flags & ~(uint32_t)MANADV_PD_FLAGS_SHORT_PDN) {
+		mana_err(context, "unknown PD flags 0x%x", flags);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((flags & MANADV_PD_FLAGS_SHORT_PDN) && !pdn) {
+		mana_err(context,
+			 "short PD numbers need a kernel with PD numbers (mana_ib 7.1)");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	pd = calloc(1, sizeof(*pd));
 	if (!pd) {
 		errno = ENOMEM;
@@ -70,15 +92,27 @@ struct ibv_pd *mana_alloc_pd(struct ibv_context *context)
 	}
 
 	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
+	memset(&resp, 0, sizeof(resp));
+	if (flags & MANADV_PD_FLAGS_SHORT_PDN)
+		cmd.drv.comp_mask = MANA_IB_PD_SHORT_PDN;
+	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd.ibv_cmd,
+			       pdn ? sizeof(cmd) : sizeof(cmd.ibv_cmd),
+			       &resp.ibv_resp,
+			       pdn ? sizeof(resp) : sizeof(resp.ibv_resp));
 	if (ret) {
 		mana_err(context, "ALLOC_PD failed: %s", strerror(ret));
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
+	pd->pdn = resp.drv.pdn;
+	pd->has_pdn = pdn;
 	return &pd->ibv_pd;
+}
+
+struct ibv_pd *mana_alloc_pd(struct ibv_context *context)
+{
+	return mana_alloc_pd_flags(context, 0);
 }
 
 struct ibv_pd *mana_alloc_parent_domain(struct ibv_context *context,
@@ -231,6 +265,43 @@ struct ibv_mr *mana_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
 		mana_err(pd->context, "REG_MR failed: %s", strerror(ret));
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/*
+ * ibv_reg_dmabuf_mr (mana_ib 6.15 on): the kernel resolves the fd to a
+ * dma-buf, checks the range in it and the MR flags of its era.
+ */
+struct ibv_mr *mana_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_dmabuf_mr(&mana_real_pd(to_mpd(pd))->ibv_pd, offset,
+				    length, iova, fd, access, vmr
+#if MANA_RDMA_CORE >= 54
+				    , NULL
+#endif
+				    );
+	if (ret) {
+		/* no ioctl (or no MR object) at all: no dma-buf MRs either */
+		if (ret == ENOTTY || ret == EPROTONOSUPPORT)
+			ret = EOPNOTSUPP;
+		mana_err(pd->context,
+			 "REG_DMABUF_MR (fd %d, %zu bytes at offset %" PRIu64
+			 ", iova 0x%" PRIx64 ", access 0x%x) failed: %s", fd,
+			 length, offset, iova, access, strerror(ret));
 		free(vmr);
 		errno = ret;
 		return NULL;
