@@ -29,6 +29,7 @@ enum emu_fd_kind {
 	EMU_FD_UVERBS,		/* an open /dev/infiniband/uverbsN */
 	EMU_FD_EVENT,		/* async event fd or completion channel */
 	EMU_FD_NETLINK,		/* fake NETLINK_RDMA socket */
+	EMU_FD_RDMA_CM,		/* an open /dev/infiniband/rdma_cm */
 };
 
 struct emu_state {

@@ -82,6 +82,7 @@ struct device_state {
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
 	const struct emu_device_ops *ops;
+	int gsi_sleep_ms;		/* the GSI consumer's next timer */
 };
 
 extern struct device_state devst;
@@ -92,6 +93,7 @@ void dev_fatal(const char *why);
 unsigned int dev_poll_backend(unsigned int port);
 void dev_stop(void);
 void dev_mr_forget(const struct emu_dev_mr *mr);
+void dev_start_for_gsi(void);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
 /* umem.c */
