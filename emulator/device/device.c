@@ -659,10 +659,18 @@ void emu_dev_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 
 void emu_dev_cq_wake(struct emu_hwq *cq)
 {
-	if (cq && cq->armed) {
+	if (!cq)
+		return;
+	if (cq->armed) {
 		cq->armed = false;
 		dev_cq_notify(cq);
 	}
+	/*
+	 * The provider flushes the QP's WRs on poll, once it has seen the
+	 * QP enter ERR (after this command returns): the arm that follows
+	 * fires at once, so the consumer wakes when the flushes are due.
+	 */
+	cq->flush_wake = true;
 }
 
 enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,

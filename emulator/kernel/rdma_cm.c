@@ -503,8 +503,10 @@ static void send_rej(struct emu_cm_id *id, uint16_t reason, uint8_t which,
 	m.msg_rejected = which;
 	m.reason = reason;
 	m.reject_info_len = (uint8_t)ari_len;
-	memcpy(m.ari, ari, ari_len);
-	memcpy(m.private_data, priv, len);
+	if (ari_len)
+		memcpy(m.ari, ari, ari_len);
+	if (len)
+		memcpy(m.private_data, priv, len);
 	cm_send(id, &m, false);
 }
 

@@ -159,6 +159,7 @@ struct mana_cq {
 	uint32_t owner_bits;
 	uint32_t rang_lap;		/* lap at the last CQ doorbell */
 	bool arm_pending;		/* armed while no queue bound it */
+	bool notify_asked;		/* ibv_req_notify_cq() was called */
 	/*
 	 * What sends ibv_poll_cq off the raw path, tested once per poll:
 	 * MANA_CQ_OVERRUN (completions were lost, by owner bits or

@@ -580,6 +580,7 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return EOPNOTSUPP;
 	}
 	cq_lock(cq);
+	cq->notify_asked = true;
 	/* not bound yet: armed again (or only) when its queue is created */
 	if (!atomic_load(&cq->bound))
 		cq->arm_pending = true;
@@ -587,6 +588,21 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		cq_doorbell(cq, true);
 	cq_unlock(cq);
 	return 0;
+}
+
+/*
+ * A QP of @cq was moved to ERR and its WRs are now flushed on poll: arm
+ * the CQ again, so that a consumer asleep on its channel is woken to poll
+ * them (the device answers the arm that follows a QP's ERR with the
+ * event at once).  Only for a CQ the application ever armed: an extra
+ * event is one verbs allows, an event never asked for is not.
+ */
+void mana_cq_rearm_for_flush(struct mana_cq *cq)
+{
+	cq_lock(cq);
+	if (cq->notify_asked && cq->cqid != UINT32_MAX)
+		cq_doorbell(cq, true);
+	cq_unlock(cq);
 }
 
 void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
