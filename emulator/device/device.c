@@ -472,9 +472,13 @@ static void device_start(void)
 }
 
 /* The kernel CM needs the device thread (QP1, its timers) with no queue. */
-void dev_start_for_gsi(void)
+int dev_gsi_start(unsigned int port)
 {
-	device_start();
+	int ret = emu_port_attach(port);
+
+	if (!ret)
+		device_start();
+	return ret;
 }
 
 void emu_device_fork_child(void)

@@ -93,7 +93,8 @@ void dev_fatal(const char *why);
 unsigned int dev_poll_backend(unsigned int port);
 void dev_stop(void);
 void dev_mr_forget(const struct emu_dev_mr *mr);
-void dev_start_for_gsi(void);
+/* QP1 opens: @port's wire attached, the device thread running */
+int dev_gsi_start(unsigned int port);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
 /* umem.c */

@@ -14,7 +14,6 @@
 #include "emulator/core/gid.h"
 #include "emulator/wire/ib_cm.h"
 #include "emulator/wire/roce.h"
-#include "device.h"
 #include "device_int.h"
 #include "rc_dev.h"
 #include "rc_int.h"
@@ -36,12 +35,11 @@ int emu_gsi_register(unsigned int port, const struct emu_gsi_ops *ops)
 		emu_gsi_active = false;
 		return 0;
 	}
-	ret = emu_port_attach(port);
+	ret = dev_gsi_start(port);
 	if (ret)
 		return ret;
 	gsi.ops = ops;
 	emu_gsi_active = true;
-	dev_start_for_gsi();
 	return 0;
 }
 
