@@ -20,6 +20,8 @@
 #                          reason 8 (invalid service ID)
 #   noaddr                 connect to an address nobody has:
 #                          RDMA_CM_EVENT_ADDR_ERROR, status -110
+#   era                    older kernels: 6.11 (no GSI QP) rdma_connect
+#                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
 #                          QP runs out of retries, completes in error and
 #                          the client ends
@@ -219,6 +221,28 @@ killed)
 	# the RC QP runs out of retries: IBV_WC_RETRY_EXC_ERR (12)
 	expect "killed: the QP completes in error (retries exceeded)" \
 		"$TMP/killed.client" 'Failed status 12'
+	;;
+era)
+	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device
+	# (rdma_connect: EINVAL), and 6.2 has no GIDs (rdma_resolve_addr:
+	# ENODEV).  rping's client then waits for its CQ thread for ever, as
+	# it would on such a kernel: ended once it has said why.
+	# (its own address: resolved without a peer)
+	timeout 100 "$EMU" --kernel=6.11 "${CLIENT_OPTS[@]}" \
+		--backend=socket:"$WIRE" -- rping -c -a 192.168.77.2 -C 1 \
+		>"$TMP/era.client" 2>&1 &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null &&
+	      ! grep -q 'rdma_connect\|error' "$TMP/era.client"; do
+		sleep 0.05
+	done
+	kill_tree "$cpid"
+	wait "$cpid" 2>/dev/null
+	expect "era 6.11: rdma_connect EINVAL" "$TMP/era.client" \
+		'rdma_connect: Invalid argument'
+	client era62 --kernel=6.2 -- rping -c -a 192.168.77.2 -C 1
+	expect "era 6.2: rdma_resolve_addr ENODEV" "$TMP/era62.client" \
+		'rdma_resolve_addr: No such device'
 	;;
 *)
 	echo "unknown case $CASE" >&2
