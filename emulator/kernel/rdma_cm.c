@@ -311,15 +311,38 @@ static bool roce_device(void)
 	return emu_gid_roce_port(&emu.opts, 1) && kernel_era()->rnic_cq_flag;
 }
 
+/* A multicast group (224.0.0.0/4, ff00::/8): its Ethernet address. */
+static bool mcast_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	if (emu_gid_is_v4(gid)) {
+		if ((gid[12] & 0xf0) != 0xe0)
+			return false;
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = gid[13] & 0x7f;
+		mac[4] = gid[14];
+		mac[5] = gid[15];
+		return true;
+	}
+	if (gid[0] != 0xff)
+		return false;
+	mac[0] = mac[1] = 0x33;
+	memcpy(mac + 2, gid + 12, 4);
+	return true;
+}
+
 /*
  * The source address for @dst: the port's address of the same family
  * whose subnet holds it (the route's source), or an IPv6 link-local one
- * for a link-local destination.  False: no route (ENETUNREACH).
+ * for a link-local destination; a multicast group goes out of the port's
+ * first address of its family.  False: no route (ENETUNREACH).
  */
 static bool route_src(const uint8_t dst[16], uint8_t src[16])
 {
 	const struct mana_emu_options *o = &emu.opts;
 	bool v4 = emu_gid_is_v4(dst);
+	uint8_t mac[6];
 	unsigned int i, bits, b;
 
 	if (!v4 && dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80) {
@@ -341,6 +364,8 @@ static bool route_src(const uint8_t dst[16], uint8_t src[16])
 			memcpy(a, ip->addr, 16);
 			bits = ip->prefix_len;
 		}
+		if (mcast_mac(dst, mac))
+			bits = 0;	/* the group is reached from any address */
 		for (b = 0; b < bits; b++)
 			if ((a[b / 8] ^ dst[b / 8]) & (0x80 >> (b % 8)))
 				break;
@@ -895,7 +920,8 @@ static int do_resolve_addr(struct emu_cm_id *id,
 	memcpy(&id->dst, dst, sa_size(dst));
 	memcpy(id->dgid, dgid, 16);
 	id->state = CMA_ADDR_QUERY;
-	if (emu_gsi_neigh_lookup(1, dgid, id->dmac)) {
+	if (mcast_mac(dgid, id->dmac) ||
+	    emu_gsi_neigh_lookup(1, dgid, id->dmac)) {
 		addr_resolved(id);
 		return 0;
 	}
