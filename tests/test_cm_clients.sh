@@ -20,6 +20,9 @@
 #                          reason 8 (invalid service ID)
 #   noaddr                 connect to an address nobody has:
 #                          RDMA_CM_EVENT_ADDR_ERROR, status -110
+#   disconnected           a pyverbs client whose server VM dies gets
+#                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
+#                          retries (74 s: label long)
 #   era                    older kernels: 6.11 (no GSI QP) rdma_connect
 #                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
@@ -221,6 +224,38 @@ killed)
 	# the RC QP runs out of retries: IBV_WC_RETRY_EXC_ERR (12)
 	expect "killed: the QP completes in error (retries exceeded)" \
 		"$TMP/killed.client" 'Failed status 12'
+	;;
+disconnected)
+	# a connected client whose peer VM dies calls rdma_disconnect(): its
+	# receive is flushed, and after ib_cm's DREQ retries (16 x 4.6 s) it
+	# gets RDMA_CM_EVENT_DISCONNECTED with -ETIMEDOUT (label long)
+	start_server disc -- rping -s -a $SERVER_IP -p 7178 -C 1 || {
+		fail "disconnected: server"; report disc; exit 1; }
+	mkfifo "$TMP/disc.in"
+	timeout 200 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		--verbose -- /usr/bin/python3 \
+		"$(dirname "$0")/cm_peer_death.py" $SERVER_IP 7178 \
+		<"$TMP/disc.in" >"$TMP/disc.client" 2>&1 &
+	cpid=$!
+	exec 9>"$TMP/disc.in"
+	while kill -0 "$cpid" 2>/dev/null &&
+	      ! grep -q '^connected' "$TMP/disc.client"; do
+		sleep 0.05
+	done
+	kill_tree "$SPID"
+	wait "$SPID" 2>/dev/null
+	echo killed >&9
+	exec 9>&-
+	wait "$cpid"
+	check "disconnected: the client succeeds" test "$?" -eq 0
+	expect "disconnected: the receive flushed" "$TMP/disc.client" \
+		'^flushed'
+	expect "disconnected: DREQ resent 15 times" "$TMP/disc.client" \
+		'resend \(0 left\)'
+	expect "disconnected: DISCONNECTED, -ETIMEDOUT" "$TMP/disc.client" \
+		'rdma_cm id \d+: event 10 status -110'
+	expect "disconnected: the program saw it" "$TMP/disc.client" \
+		'^disconnected'
 	;;
 era)
 	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device

@@ -41,6 +41,11 @@ static inline void mana_spin_lock(struct mana_spinlock *l)
 			mana_cpu_relax();
 }
 
+static inline bool mana_spin_trylock(struct mana_spinlock *l)
+{
+	return !atomic_exchange_explicit(&l->taken, 1, memory_order_acquire);
+}
+
 static inline void mana_spin_unlock(struct mana_spinlock *l)
 {
 	atomic_store_explicit(&l->taken, 0, memory_order_release);

@@ -595,14 +595,18 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
  * the CQ again, so that a consumer asleep on its channel is woken to poll
  * them (the device answers the arm that follows a QP's ERR with the
  * event at once).  Only for a CQ the application ever armed: an extra
- * event is one verbs allows, an event never asked for is not.
+ * event is one verbs allows, an event never asked for is not.  A CQ
+ * whose lock is held is being polled (the modify may come from inside
+ * ibv_start_poll/ibv_end_poll): that poller sees the flushes itself; a
+ * single-threaded CQ's one thread is the caller, not asleep.
  */
 void mana_cq_rearm_for_flush(struct mana_cq *cq)
 {
-	cq_lock(cq);
+	if (cq->single_threaded || !mana_spin_trylock(&cq->lock))
+		return;
 	if (cq->notify_asked && cq->cqid != UINT32_MAX)
 		cq_doorbell(cq, true);
-	cq_unlock(cq);
+	mana_spin_unlock(&cq->lock);
 }
 
 void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
