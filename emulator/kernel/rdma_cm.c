@@ -1896,7 +1896,8 @@ static void pack_path(const struct emu_cm_id *id, uint8_t *d)
 	uint32_t w;
 
 	memset(d, 0, 72);
-	d[0] = 0x0e;	/* IB_PATH_GMP | PRIMARY | BIDIRECTIONAL (host u32) */
+	/* IB_PATH_GMP | PRIMARY | BIDIRECTIONAL (1 | 2 | 0x28), a host u32 */
+	d[0] = 0x2b;
 	d += 8;
 	memcpy(d + 8, id->dgid, 16);
 	memcpy(d + 24, id->sgid, 16);
