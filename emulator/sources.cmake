@@ -18,6 +18,8 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/kernel/rtnetlink_addr.c
 	${MANA_EMU_DIR}/kernel/rnic.c
 	${MANA_EMU_DIR}/kernel/rc_qp.c
+	${MANA_EMU_DIR}/kernel/rdma_cm.c
+	${MANA_EMU_DIR}/kernel/cm_registry.c
 	${MANA_EMU_DIR}/kernel/uverbs.c
 	${MANA_EMU_DIR}/kernel/uverbs_qp.c
 	${MANA_EMU_DIR}/kernel/uverbs_ioctl.c
@@ -35,6 +37,7 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/device/rc_engine.c
 	${MANA_EMU_DIR}/device/rc_core.c
 	${MANA_EMU_DIR}/device/rc_neigh.c
+	${MANA_EMU_DIR}/device/gsi.c
 	${MANA_EMU_DIR}/device/rc_req.c
 	${MANA_EMU_DIR}/device/rc_resp.c
 	${MANA_EMU_DIR}/device/trap.c
@@ -53,6 +56,7 @@ set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
 	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
 	${MANA_EMU_DIR}/wire/roce.c ${MANA_EMU_DIR}/wire/vswitch.c
+	${MANA_EMU_DIR}/wire/ib_cm.c
 	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c
 	${MANA_EMU_DIR}/lib/quiet_thread.c)
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c

@@ -354,7 +354,11 @@ static void test_sport_timer_psn(void)
 	      !roce_mtu_bytes(0) && !roce_mtu_bytes(6), "mtu");
 	CHECK(roce_opcode_flags(ROCE_READ_REQ) & ROCE_F_RETH, "read req");
 	CHECK(!roce_opcode_flags(0x12) && !roce_opcode_flags(0x14) &&
-	      !roce_opcode_flags(0x64), "atomics, UD");
+	      !roce_opcode_flags(0x65), "atomics, UD SEND_ONLY_IMM");
+	/* UD SEND_ONLY: the GSI's MADs only, never taken as an RC SEND */
+	CHECK(roce_opcode_flags(0x64) == (ROCE_F_DETH | ROCE_F_PAYLOAD |
+					  ROCE_F_FIRST | ROCE_F_LAST),
+	      "UD SEND_ONLY: DETH, not a SEND");
 }
 
 /* A pcap of every vector plus a 3-segment SEND, for tshark. */

@@ -31,6 +31,7 @@ enum emu_fd_kind {
 	EMU_FD_NETLINK,		/* fake NETLINK_RDMA socket */
 	EMU_FD_UDMABUF,		/* an open /dev/udmabuf */
 	EMU_FD_DMABUF,		/* a dma-buf that /dev/udmabuf exported */
+	EMU_FD_RDMA_CM,		/* an open /dev/infiniband/rdma_cm */
 };
 
 struct emu_state {

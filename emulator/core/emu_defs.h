@@ -19,6 +19,10 @@
 #define EMU_PCI_SUBSYS_VENDOR 0x1414
 #define EMU_PCI_SUBSYS_DEVICE 0x0001
 #define EMU_CDEV_DIR "/dev/infiniband/"
+/* rdma_cm (the ucma misc device): ABI 4, misc major, a minor of ours */
+#define EMU_UCMA_ABI 4
+#define EMU_UCMA_MAJOR 10
+#define EMU_UCMA_MINOR 58
 
 /* IB device names, uverbs indexes and vendor_part_id: ibdev.h (--era) */
 #define EMU_HW_VER 0

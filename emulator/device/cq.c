@@ -69,7 +69,17 @@ void emu_cq_doorbell(struct emu_hwq *cq, uint32_t n, bool arm)
 	cq_count_lost(cq, cq->cons);
 	if (!arm)
 		return;
-	if (!n) {
+	if (cq->flush_wake && cq->armed) {
+		/*
+		 * Armed again with nothing new, after a QP of the CQ entered
+		 * ERR: the provider telling a sleeping consumer its flushes
+		 * are due (it flushes on poll once it has seen the ERR).  The
+		 * consumer's own arm (the CQ not armed) only arms.
+		 */
+		cq->flush_wake = false;
+		cq->armed = false;
+		dev_cq_notify(cq);
+	} else if (!n) {
 		cq->armed = true;
 	} else if (n <= cq->count) {
 		cq->armed = false;

@@ -32,6 +32,7 @@
 #include "emulator/lib/quiet_thread.h"
 #include "rc_dev.h"
 #include "emulator/core/gid.h"
+#include "gsi.h"
 
 /* First id of each type: nonzero, different per type, SQ ids above 1023 so
  * that vsq_frame (sq id >> 10) is not trivially 0. */
@@ -411,6 +412,8 @@ static bool device_work(void)
 	n += drain_rxq();
 	if (emu_rc_nqps)
 		n += emu_rc_work();
+	if (emu_gsi_active)
+		devst.gsi_sleep_ms = gsi_work(SLEEP_MS);
 	dev_coalesce_flush_all();
 	/*
 	 * SQs with work left mean another round at once, unless fatal or
@@ -445,7 +448,7 @@ static void device_sleep(int timeout_ms)
 static bool device_should_exit(void)
 {
 	return devst.shutdown ||
-	       (devst.stop_req && !(devst.ops && devst.ops->ucontext_count &&
+	       (devst.stop_req && !emu_gsi_active && !(devst.ops && devst.ops->ucontext_count &&
 				  devst.ops->ucontext_count()));
 }
 
@@ -467,6 +470,8 @@ static void *device_main(void *arg)
 		if (device_should_exit())
 			break;
 		sleep_ms = emu_rc_nqps ? emu_rc_sleep_ms(SLEEP_MS) : SLEEP_MS;
+		if (emu_gsi_active && devst.gsi_sleep_ms < sleep_ms)
+			sleep_ms = devst.gsi_sleep_ms;
 		pthread_mutex_unlock(&emu.lock);
 		if (!busy)
 			device_sleep(sleep_ms);
@@ -501,6 +506,16 @@ static void device_start(void)
 		devst.running = true;
 	else
 		fprintf(stderr, "mana-emu: cannot start the device thread\n");
+}
+
+/* The kernel CM needs the device thread (QP1, its timers) with no queue. */
+int dev_gsi_start(unsigned int port)
+{
+	int ret = emu_port_attach(port);
+
+	if (!ret)
+		device_start();
+	return ret;
 }
 
 void emu_device_fork_child(void)
@@ -713,6 +728,22 @@ void emu_dev_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 		     bool is_sq)
 {
 	emu_cq_post(cq, cqe, wq_num, is_sq);
+}
+
+void emu_dev_cq_wake(struct emu_hwq *cq)
+{
+	if (!cq)
+		return;
+	if (cq->armed) {
+		cq->armed = false;
+		dev_cq_notify(cq);
+	}
+	/*
+	 * The provider flushes the QP's WRs on poll, once it has seen the
+	 * QP enter ERR (after this command returns): the arm that follows
+	 * fires at once, so the consumer wakes when the flushes are due.
+	 */
+	cq->flush_wake = true;
 }
 
 enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,

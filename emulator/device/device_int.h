@@ -86,6 +86,7 @@ struct device_state {
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
 	const struct emu_device_ops *ops;
+	int gsi_sleep_ms;		/* the GSI consumer's next timer */
 };
 
 extern struct device_state devst;
@@ -96,6 +97,8 @@ void dev_fatal(const char *why);
 unsigned int dev_poll_backend(unsigned int port);
 void dev_stop(void);
 void dev_mr_forget(const struct emu_dev_mr *mr);
+/* QP1 opens: @port's wire attached, the device thread running */
+int dev_gsi_start(unsigned int port);
 /* cq.c */
 void dev_cq_notify(struct emu_hwq *cq);
 /* umem.c */

@@ -56,6 +56,7 @@ struct emu_hwq {
 	uint32_t cons;			/* CQ: consumer index, last rung */
 	uint32_t lost_upto;		/* CQ: overflow counted up to here */
 	bool armed;			/* CQ: next CQE raises a completion event */
+	bool flush_wake;		/* CQ: a QP of it entered ERR: the next arm fires */
 	struct wq_cache *cache;		/* SQ/RQ: posted WQEs already read */
 	/* SQ/RQ: the last MR an SGE named (cleared when that MR goes) */
 	const struct emu_dev_mr *mr_last;

@@ -41,6 +41,12 @@ enum emu_dev_mr_err emu_dev_mr_map(const struct emu_pd *pd, uint32_t key,
 				   uint64_t addr, uint64_t len,
 				   unsigned int access, uintptr_t *va);
 
+/*
+ * A QP of @cq entered ERR: raise the completion event of an armed CQ
+ * (its next CQE would), and answer the next arm with the event at once.
+ */
+void emu_dev_cq_wake(struct emu_hwq *cq);
+
 /* Send a frame on @port's wire (attached by emu_port_attach()). */
 void emu_dev_xmit(unsigned int port, const void *frame, size_t len);
 

@@ -14,6 +14,7 @@
  * size, left, right}: that is the provider's own bookkeeping.
  */
 #include "rc_int.h"
+#include "gsi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -235,6 +236,15 @@ void rc_qp_fatal(struct emu_rc_qp_hw *qp, int ibv_event)
 	qp->ack_due = false;
 	if (emu_verbose())
 		emu_log("rc qp %u: to ERR", qp->qpn);
+	/*
+	 * The provider completes the outstanding WRs as flushed when it next
+	 * polls; a consumer asleep on an armed CQ (rping's CQ thread after
+	 * rdma_disconnect) must be woken to poll, as flush completions wake
+	 * it on an RNIC that writes them: the armed CQs raise their event.
+	 */
+	emu_dev_cq_wake(qp->send_cq);
+	if (qp->recv_cq != qp->send_cq)
+		emu_dev_cq_wake(qp->recv_cq);
 	if (ibv_event >= 0 && qp->event_fn)
 		qp->event_fn(qp->event_arg, ibv_event);
 }
@@ -639,7 +649,7 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	struct emu_rc_qp_hw *qp;
 	struct roce_pkt p;
 
-	if (!emu_rc_nqps)
+	if (!emu_rc_nqps && !emu_gsi_active)
 		return false;
 	if (!roce_frame_is_roce(f, len))
 		return rc_neigh_rx(port, f, len);
@@ -649,6 +659,9 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	 */
 	if (roce_decode(f, len, &p))
 		return false;
+	/* UD: only QP1's management datagrams (the kernel CM's) */
+	if (roce_opcode_flags(p.opcode) & ROCE_F_DETH)
+		return gsi_rx(port, &p);
 	qp = rc_qp_by_qpn(p.dqpn);
 	if (!qp || qp->port != port)
 		return false;

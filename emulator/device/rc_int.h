@@ -163,6 +163,11 @@ bool rc_neigh_rx(unsigned int port, const uint8_t *f, size_t len);
 /* The MAC of @gid seen from @port (may wait, dropping emu.lock). */
 int rc_neigh_resolve(unsigned int port, const uint8_t sgid[16],
 		     const uint8_t dgid[16], uint8_t mac[6]);
+/* Without waiting: known already (own, EUI-64, cache)?  Ask the wire. */
+bool rc_neigh_lookup(unsigned int port, const uint8_t dgid[16],
+		     uint8_t mac[6]);
+void rc_neigh_ask(unsigned int port, const uint8_t sgid[16],
+		  const uint8_t dgid[16]);
 
 /* ---- rc_core.c: the transport's pure rules (unit-tested alone) ---- */
 /* PSNs of a message of @len bytes at MTU @mtu: max(1, ceil(len / mtu)). */

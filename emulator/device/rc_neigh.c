@@ -239,6 +239,22 @@ static void ask(unsigned int port, const uint8_t sgid[16],
 	nd_send(port, ICMP6_NS, sgid, mcast, dmac, dgid);
 }
 
+bool rc_neigh_lookup(unsigned int port, const uint8_t dgid[16],
+		     uint8_t mac[6])
+{
+	if (emu_gid_port_owns(&emu.opts, port, dgid)) {
+		emu_dev_port_mac(port, mac);
+		return true;
+	}
+	return eui64_mac(dgid, mac) || cache_find(port, dgid, mac);
+}
+
+void rc_neigh_ask(unsigned int port, const uint8_t sgid[16],
+		  const uint8_t dgid[16])
+{
+	ask(port, sgid, dgid);
+}
+
 int rc_neigh_resolve(unsigned int port, const uint8_t sgid[16],
 		     const uint8_t dgid[16], uint8_t mac[6])
 {

@@ -8,6 +8,7 @@
 #include "device_int.h"
 #include "rx_fast.h"
 #include "rc_dev.h"
+#include "gsi.h"
 
 #include <string.h>
 
@@ -277,7 +278,7 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok,
 	 * With RC QPs about, the frame may be the RNIC's: dev_rx_frame()
 	 * offers it to the RC engine first.
 	 */
-	if (cut && (devst.fatal || emu_rc_nqps ||
+	if (cut && (devst.fatal || emu_rc_nqps || emu_gsi_active ||
 		    !rx_fast(sq->port, &dp->rx, f, len)))
 		dev_rx_frame(sq->port, f, len);
 }

@@ -40,6 +40,7 @@
 #include "exit_signal.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/uverbs.h"
+#include "emulator/kernel/rdma_cm.h"
 #include "emulator/lib/libc.h"
 
 #include "init.h"
@@ -129,6 +130,46 @@ static ssize_t netlink_send(int fd, const void *buf, size_t len,
 	return set_errno(ret);
 }
 
+/*
+ * A command on an rdma_cm fd.  GET_EVENT with nothing queued sleeps in
+ * poll() on the fd (readable while an event's token is in it), without
+ * emu.lock, unless the fd is non-blocking (EAGAIN), as ucma_get_event()
+ * waits on its file.
+ */
+static ssize_t cm_write(int fd, const void *buf, size_t len)
+{
+	bool get_event = emu_cm_is_get_event(buf, len), waited = false;
+	struct emu_cm_file *f;
+	struct pollfd pfd;
+	ssize_t ret;
+
+	for (;;) {
+		ret = -EBADF;
+		pthread_mutex_lock(&emu.lock);
+		f = emu_fd_obj(fd, EMU_FD_RDMA_CM);
+		if (f)
+			ret = emu_cm_write(f, buf, len);
+		pthread_mutex_unlock(&emu.lock);
+		/*
+		 * Another thread closed the fd while this one waited: in the
+		 * kernel the sleeping write() holds the file, which no event
+		 * reaches any more, so it sleeps until the process ends
+		 * (rping's event thread does this at exit).
+		 */
+		if (!f && waited)
+			for (;;)
+				pause();
+		if (!get_event || ret != -EAGAIN ||
+		    (REAL(fcntl)(fd, F_GETFL) & O_NONBLOCK))
+			return set_errno(ret);
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (REAL(poll)(&pfd, 1, -1) < 0)
+			return -1;	/* EINTR */
+		waited = true;
+	}
+}
+
 EMU_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	struct emu_file *file;
@@ -151,6 +192,8 @@ EMU_EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	case EMU_FD_UDMABUF:
 	case EMU_FD_DMABUF:
 		return set_errno(-EINVAL);	/* no write method */
+	case EMU_FD_RDMA_CM:
+		return cm_write(fd, buf, len);
 	}
 	return REAL(write)(fd, buf, len);
 }
@@ -161,6 +204,7 @@ EMU_EXPORT ssize_t read(int fd, void *buf, size_t len)
 	case EMU_FD_UVERBS:
 	case EMU_FD_UDMABUF:
 	case EMU_FD_DMABUF:
+	case EMU_FD_RDMA_CM:
 		return set_errno(-EINVAL);	/* no read method */
 	case EMU_FD_EVENT:
 		return event_read(fd, buf, len);
@@ -239,6 +283,8 @@ static int *owned_fd(enum emu_fd_kind kind, void *obj)
 	case EMU_FD_UDMABUF:
 	case EMU_FD_DMABUF:
 		return emu_udmabuf_owned_fd(obj, kind == EMU_FD_DMABUF);
+	case EMU_FD_RDMA_CM:
+		return emu_cm_file_fd(obj);
 	default:
 		return NULL;
 	}
@@ -272,6 +318,11 @@ static void release_fd(int fd, enum emu_fd_kind kind)
 			emu_nl_release(obj);
 		} else if (kind == EMU_FD_UDMABUF || kind == EMU_FD_DMABUF) {
 			emu_udmabuf_release(obj, kind == EMU_FD_DMABUF);
+		} else if (kind == EMU_FD_RDMA_CM) {
+			if (emu_verbose())
+				emu_log("close rdma_cm fd %d: its ids destroyed",
+					fd);
+			emu_cm_file_release(obj);
 		}
 	}
 	pthread_mutex_unlock(&emu.lock);

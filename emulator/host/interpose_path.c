@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 #include "emulator/core/emu_defs.h"
 #include "emulator/core/ibdev.h"
 #include "emulator/kernel/kernel.h"
+#include "emulator/kernel/rdma_cm.h"
 #include "emulator/lib/libc.h"
 
 #include "init.h"
@@ -56,6 +58,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
  */
 static const char *const sys_whole[] = {
 	"class/infiniband", "class/infiniband_verbs", "bus/pci/drivers/mana",
+	"class/misc/rdma_cm",
 };
 static const char *const sys_named[] = { "class/net/", "bus/pci/devices/" };
 
@@ -109,13 +112,23 @@ ours:
 
 /* ---- the char device: /dev/infiniband/uverbsN ----------------------------- */
 
-/* Device number of an emulated uverbs path, or -1. */
+/*
+ * /dev/infiniband/rdma_cm (the ucma misc device) goes through the same
+ * calls as the uverbs nodes under this pseudo device number.
+ */
+#define CM_DEVNUM 0x1000
+
+/* Device number of an emulated uverbs path (or CM_DEVNUM), or -1. */
 static int uverbs_devnum(const char *path)
 {
 	static const char prefix[] = EMU_CDEV_DIR "uverbs";
 	unsigned long n;
 	char *end;
 
+	if (path && !strcmp(path, EMU_CDEV_DIR "rdma_cm")) {
+		emu_init();
+		return mana_emu_has_uverbs(&emu.opts) ? CM_DEVNUM : -1;
+	}
 	if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
 		return -1;
 	path += sizeof(prefix) - 1;
@@ -137,9 +150,15 @@ static int uverbs_devnum(const char *path)
  * The node is root's, with the --uverbs-mode bits: the permission check
  * the VFS makes (root passes; others by group 0 membership or "other").
  */
-static bool uverbs_permitted(uid_t uid, gid_t gid, int want)
+static unsigned int node_mode(int devnum)
 {
-	unsigned int mode = emu.opts.uverbs_mode, bits;
+	/* rdma-core's udev rule makes rdma_cm 0666 */
+	return devnum == CM_DEVNUM ? 0666 : emu.opts.uverbs_mode;
+}
+
+static bool node_permitted(int devnum, uid_t uid, gid_t gid, int want)
+{
+	unsigned int mode = node_mode(devnum), bits;
 	gid_t groups[256];
 	int n, i;
 	bool member = gid == 0;
@@ -168,6 +187,38 @@ static bool needs_mode(int flags)
 }
 
 /*
+ * rdma_cm: the fd is one end of a socketpair whose other end carries one
+ * token byte per queued event (kernel/rdma_cm.h), so the application's
+ * poll/epoll/select on it work as on the kernel's event file.
+ */
+static int cm_open(int flags)
+{
+	struct emu_cm_file *f;
+	int sv[2], type = SOCK_STREAM;
+
+	if (flags & O_CLOEXEC)
+		type |= SOCK_CLOEXEC;
+	if (flags & O_NONBLOCK)
+		type |= SOCK_NONBLOCK;
+	if (socketpair(AF_UNIX, type, 0, sv))
+		return -1;
+	emu_libc_fcntl_int(sv[1], F_SETFD, FD_CLOEXEC);
+	emu_libc_fcntl_int(sv[1], F_SETFL, O_NONBLOCK);
+	pthread_mutex_lock(&emu.lock);
+	f = emu_cm_file_open(sv[0], sv[1]);
+	pthread_mutex_unlock(&emu.lock);
+	if (!f) {
+		REAL(close)(sv[0]);
+		REAL(close)(sv[1]);
+		return set_errno(sv[0] >= EMU_MAX_FDS ? -EMFILE : -ENOMEM);
+	}
+	if (emu_verbose())
+		emu_log("open %srdma_cm flags 0x%x -> fd %d", EMU_CDEV_DIR,
+			flags, sv[0]);
+	return sv[0];
+}
+
+/*
  * The fd is a real eventfd, so that anything we do not intercept fails
  * instead of silently talking to some other file.
  */
@@ -179,8 +230,12 @@ static int uverbs_open(unsigned int devnum, int flags)
 	emu_init();
 	if ((flags & O_CREAT) && (flags & O_EXCL))
 		return set_errno(-EEXIST);
-	if (!uverbs_permitted(geteuid(), getegid(), accmode_want(flags)))
+	if (!node_permitted((int)devnum, geteuid(), getegid(),
+			    accmode_want(flags)))
 		return set_errno(-EACCES);
+	if (devnum == CM_DEVNUM)
+		return (flags & O_DIRECTORY) ? set_errno(-ENOTDIR) :
+					       cm_open(flags);
 	if (flags & O_DIRECTORY)
 		return set_errno(-ENOTDIR);
 	if (flags & O_CLOEXEC)
@@ -374,20 +429,28 @@ static struct timespec emu_start_time(void)
 		memset((st), 0, sizeof(*(st)));                                \
 		(st)->st_dev = makedev(0, 5);	/* devtmpfs */                 \
 		(st)->st_ino = 0x4d414e41 + (devnum);                          \
-		(st)->st_mode = S_IFCHR | emu.opts.uverbs_mode;                \
+		(st)->st_mode = S_IFCHR | node_mode(devnum);                   \
 		(st)->st_nlink = 1;                                            \
-		(st)->st_rdev = makedev(EMU_UVERBS_MAJOR,                      \
-					EMU_UVERBS_MINOR_BASE + (devnum));     \
+		(st)->st_rdev = node_rdev(devnum);                             \
 		(st)->st_blksize = 4096;                                       \
 		(st)->st_atim = (st)->st_mtim = (st)->st_ctim =                \
 			emu_start_time();                                      \
 	} while (0)
+
+static dev_t node_rdev(int devnum)
+{
+	if (devnum == CM_DEVNUM)
+		return makedev(EMU_UCMA_MAJOR, EMU_UCMA_MINOR);
+	return makedev(EMU_UVERBS_MAJOR, EMU_UVERBS_MINOR_BASE + devnum);
+}
 
 static int fd_devnum(int fd)
 {
 	struct emu_file *file;
 	int devnum = -1;
 
+	if (emu_fd_kind(fd) == EMU_FD_RDMA_CM)
+		return CM_DEVNUM;
 	if (emu_fd_kind(fd) != EMU_FD_UVERBS)
 		return -1;
 	pthread_mutex_lock(&emu.lock);
@@ -508,10 +571,10 @@ EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
 	stx->stx_mask = STATX_BASIC_STATS;
 	stx->stx_blksize = 4096;
 	stx->stx_nlink = 1;
-	stx->stx_mode = S_IFCHR | emu.opts.uverbs_mode;
+	stx->stx_mode = S_IFCHR | node_mode(devnum);
 	stx->stx_ino = 0x4d414e41 + devnum;
-	stx->stx_rdev_major = EMU_UVERBS_MAJOR;
-	stx->stx_rdev_minor = EMU_UVERBS_MINOR_BASE + devnum;
+	stx->stx_rdev_major = major(node_rdev(devnum));
+	stx->stx_rdev_minor = minor(node_rdev(devnum));
 	stx->stx_dev_minor = 5;
 	stx->stx_atime.tv_sec = stx->stx_mtime.tv_sec =
 		stx->stx_ctime.tv_sec = ts.tv_sec;
@@ -519,12 +582,12 @@ EMU_EXPORT int statx(int dirfd, const char *restrict path, int flags,
 }
 
 /* access() checks with the real ids, faccessat(AT_EACCESS) the effective */
-static int uverbs_access(int mode, bool effective)
+static int uverbs_access(int devnum, int mode, bool effective)
 {
 	if (mode == F_OK)
 		return 0;
-	if (effective ? uverbs_permitted(geteuid(), getegid(), mode) :
-			uverbs_permitted(getuid(), getgid(), mode))
+	if (effective ? node_permitted(devnum, geteuid(), getegid(), mode) :
+			node_permitted(devnum, getuid(), getgid(), mode))
 		return 0;
 	return set_errno(-EACCES);
 }
@@ -533,7 +596,9 @@ EMU_EXPORT int access(const char *path, int mode)
 {
 	char buf[PATH_MAX];
 
-	return uverbs_devnum(path) >= 0 ? uverbs_access(mode, false) :
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ? uverbs_access(devnum, mode, false) :
 					  REAL(access)(SYS(path, buf), mode);
 }
 
@@ -541,8 +606,10 @@ EMU_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	char buf[PATH_MAX];
 
-	return uverbs_devnum(path) >= 0 ?
-		       uverbs_access(mode, flags & AT_EACCESS) :
+	int devnum = uverbs_devnum(path);
+
+	return devnum >= 0 ?
+		       uverbs_access(devnum, mode, flags & AT_EACCESS) :
 		       REAL(faccessat)(dirfd, SYS(path, buf), mode, flags);
 }
 

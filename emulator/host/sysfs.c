@@ -424,6 +424,12 @@ static void make_uverbs(struct tree *t, const struct mana_emu_options *opts)
 	tree_mkdir(t, "class/infiniband_verbs");
 	tree_write(t, "class/infiniband_verbs/abi_version", "%d\n",
 		   EMU_UVERBS_CLASS_ABI);
+	/* rdma_ucm's misc device (librdmacm reads it without netlink) */
+	tree_mkdir(t, "class/misc");
+	tree_mkdir(t, "class/misc/rdma_cm");
+	tree_write(t, "class/misc/rdma_cm/abi_version", "%d\n", EMU_UCMA_ABI);
+	tree_write(t, "class/misc/rdma_cm/dev", "%d:%d\n", EMU_UCMA_MAJOR,
+		   EMU_UCMA_MINOR);
 	if (!mana_emu_has_uverbs(opts))
 		return;
 	for (i = 0; emu_ibdev_get(opts, i, &d); i++)

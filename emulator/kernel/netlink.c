@@ -472,6 +472,19 @@ static int nl_get_chardev(struct emu_nlsock *s, const struct nlmsghdr *req,
 	type = attr_chardev_type(tb[RDMA_NLDEV_ATTR_CHARDEV_TYPE]);
 	if (!type)
 		return -EINVAL;
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] && !port &&
+	    !strcmp(type, "rdma_cm") && mana_emu_has_uverbs(emu_dev.opts)) {
+		/* ucma: a global client (get_global_nl_info), no device */
+		out_begin(&o, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					       RDMA_NLDEV_CMD_GET_CHARDEV),
+			  0, req, s->portid);
+		out_u64(&o, RDMA_NLDEV_ATTR_CHARDEV,
+			huge_encode_dev(EMU_UCMA_MAJOR, EMU_UCMA_MINOR));
+		out_u64(&o, RDMA_NLDEV_ATTR_CHARDEV_ABI, EMU_UCMA_ABI);
+		out_str(&o, RDMA_NLDEV_ATTR_CHARDEV_NAME, "rdma_cm");
+		out_send(s, &o);
+		return 0;
+	}
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX])
 		return port ? -EINVAL : -EOPNOTSUPP;	/* no global uverbs */
 	d = dev_index_ok(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);

@@ -51,6 +51,8 @@ unsigned int roce_opcode_flags(uint8_t op)
 	case ROCE_UC_SEND_FIRST ... ROCE_UC_WRITE_ONLY_IMM:
 		/* the RC layout of the same SEND or WRITE */
 		return roce_opcode_flags(op - ROCE_UC) | ROCE_F_UC;
+	case ROCE_UD_SEND_ONLY:
+		return F | L | ROCE_F_DETH | ROCE_F_PAYLOAD;
 	default:			return 0;
 	}
 }
@@ -60,7 +62,8 @@ static size_t ext_len(unsigned int fl)
 	return (fl & ROCE_F_RETH ? ROCE_RETH_LEN : 0) +
 	       (fl & ROCE_F_AETH ? ROCE_AETH_LEN : 0) +
 	       (fl & ROCE_F_IMM ? ROCE_IMM_LEN : 0) +
-	       (fl & ROCE_F_IETH ? ROCE_IETH_LEN : 0);
+	       (fl & ROCE_F_IETH ? ROCE_IETH_LEN : 0) +
+	       (fl & ROCE_F_DETH ? ROCE_DETH_LEN : 0);
 }
 
 /* ---- byte helpers ------------------------------------------------------------ */
@@ -210,7 +213,8 @@ static uint16_t ipv4_csum(const uint8_t *h)
 static int encode_check(const struct roce_pkt *p, unsigned int fl)
 {
 	if (!fl || p->dqpn > ROCE_QPN_MASK || p->psn > ROCE_PSN_MASK ||
-	    p->msn > 0xffffff || p->flow_label > 0xfffff)
+	    p->msn > 0xffffff || p->flow_label > 0xfffff ||
+	    p->src_qpn > ROCE_QPN_MASK)
 		return -EINVAL;
 	if (p->payload_len && (!(fl & ROCE_F_PAYLOAD) || !p->payload))
 		return -EINVAL;
@@ -268,6 +272,11 @@ static uint8_t *put_ext(const struct roce_pkt *p, uint8_t *q, unsigned int fl)
 	if (fl & ROCE_F_IETH) {
 		put32(q, p->ieth);
 		q += ROCE_IETH_LEN;
+	}
+	if (fl & ROCE_F_DETH) {
+		put32(q, p->qkey);
+		put32(q + 4, p->src_qpn);	/* reserved byte 0 */
+		q += ROCE_DETH_LEN;
 	}
 	return q;
 }
@@ -409,8 +418,14 @@ static void get_ext(struct roce_pkt *p, const uint8_t *q, unsigned int fl)
 		p->imm = get32(q);
 		q += ROCE_IMM_LEN;
 	}
-	if (fl & ROCE_F_IETH)
+	if (fl & ROCE_F_IETH) {
 		p->ieth = get32(q);
+		q += ROCE_IETH_LEN;
+	}
+	if (fl & ROCE_F_DETH) {
+		p->qkey = get32(q);
+		p->src_qpn = get32(q + 4) & ROCE_QPN_MASK;
+	}
 }
 
 int roce_decode(const uint8_t *f, size_t len, struct roce_pkt *p)
@@ -450,6 +465,9 @@ int roce_decode(const uint8_t *f, size_t len, struct roce_pkt *p)
 	    p->payload_len > ROCE_MAX_MTU || ((p->payload_len + pad) & 3))
 		return -EINVAL;
 	get_ext(p, bth + ROCE_BTH_LEN, fl);
+	/* DETH's reserved byte must be zero (fail closed) */
+	if ((fl & ROCE_F_DETH) && bth[ROCE_BTH_LEN + 4])
+		return -EINVAL;
 	p->payload = p->payload_len ? bth + hdrs : NULL;
 	icrc = bth + ib_len - ROCE_ICRC_LEN;
 	want = roce_icrc(f + ROCE_ETH_HLEN, (size_t)(icrc - f - ROCE_ETH_HLEN),

@@ -28,6 +28,10 @@
 #define ROCE_IMM_LEN	4
 #define ROCE_IETH_LEN	4
 #define ROCE_ICRC_LEN	4
+#define ROCE_DETH_LEN	8
+/* The GSI QP (QP1) and the Q_Key every management datagram carries. */
+#define ROCE_GSI_QPN	1
+#define ROCE_GSI_QKEY	0x80010000u
 #define ROCE_PKEY_DEFAULT 0xffff
 #define ROCE_PSN_MASK	0xffffffu
 #define ROCE_QPN_MASK	0xffffffu
@@ -76,6 +80,9 @@ enum roce_opcode {
 	ROCE_UC_WRITE_LAST_IMM = 0x29,
 	ROCE_UC_WRITE_ONLY = 0x2a,
 	ROCE_UC_WRITE_ONLY_IMM = 0x2b,
+	/* unreliable datagram (IBA 9.2 table 35, UD prefix 011): only the
+	 * GSI's management datagrams (the connection manager's MADs) */
+	ROCE_UD_SEND_ONLY = 0x64,
 };
 
 /* What follows the BTH, and where the opcode sits in a message. */
@@ -91,9 +98,14 @@ enum {
 	ROCE_F_WRITE = 1 << 8,
 	ROCE_F_READ_RESP = 1 << 9,
 	ROCE_F_UC = 1 << 10,		/* unreliable connected */
+	ROCE_F_DETH = 1 << 11,		/* UD: Q_Key and source QP follow */
 };
 
-/* 0 for an opcode this device does not speak (atomics, UD, RD, ...). */
+/*
+ * 0 for an opcode this device does not speak (atomics, UD other than
+ * SEND_ONLY, RD, ...).  UD SEND_ONLY has ROCE_F_DETH and not ROCE_F_SEND:
+ * it is never an RC or UC QP's.
+ */
 unsigned int roce_opcode_flags(uint8_t opcode);
 
 /* AETH syndrome (IBA 9.7.5.1.1): bits 7..5 the kind, 4..0 its value. */
@@ -134,6 +146,9 @@ struct roce_pkt {
 	uint32_t msn;			/* 24 bits */
 	uint32_t imm;			/* ImmDt, as a big-endian number */
 	uint32_t ieth;			/* IETH: the rkey to invalidate */
+	/* DETH (UD) */
+	uint32_t qkey;
+	uint32_t src_qpn;		/* 24 bits */
 	/* payload: encode reads it, decode points into the frame */
 	const uint8_t *payload;
 	uint32_t payload_len;

@@ -41,6 +41,11 @@ static inline void mana_spin_lock(struct mana_spinlock *l)
 			mana_cpu_relax();
 }
 
+static inline bool mana_spin_trylock(struct mana_spinlock *l)
+{
+	return !atomic_exchange_explicit(&l->taken, 1, memory_order_acquire);
+}
+
 static inline void mana_spin_unlock(struct mana_spinlock *l)
 {
 	atomic_store_explicit(&l->taken, 0, memory_order_release);
@@ -166,6 +171,7 @@ struct mana_cq {
 	uint32_t owner_bits;
 	uint32_t rang_lap;		/* lap at the last CQ doorbell */
 	bool arm_pending;		/* armed while no queue bound it */
+	bool notify_asked;		/* ibv_req_notify_cq() was called */
 	/*
 	 * What sends ibv_poll_cq off the raw path, tested once per poll:
 	 * MANA_CQ_OVERRUN (completions were lost, by owner bits or

@@ -580,6 +580,7 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		return EOPNOTSUPP;
 	}
 	cq_lock(cq);
+	cq->notify_asked = true;
 	/* not bound yet: armed again (or only) when its queue is created */
 	if (!atomic_load(&cq->bound))
 		cq->arm_pending = true;
@@ -587,6 +588,25 @@ int mana_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		cq_doorbell(cq, true);
 	cq_unlock(cq);
 	return 0;
+}
+
+/*
+ * A QP of @cq was moved to ERR and its WRs are now flushed on poll: arm
+ * the CQ again, so that a consumer asleep on its channel is woken to poll
+ * them (the device answers the arm that follows a QP's ERR with the
+ * event at once).  Only for a CQ the application ever armed: an extra
+ * event is one verbs allows, an event never asked for is not.  A CQ
+ * whose lock is held is being polled (the modify may come from inside
+ * ibv_start_poll/ibv_end_poll): that poller sees the flushes itself; a
+ * single-threaded CQ's one thread is the caller, not asleep.
+ */
+void mana_cq_rearm_for_flush(struct mana_cq *cq)
+{
+	if (cq->single_threaded || !mana_spin_trylock(&cq->lock))
+		return;
+	if (cq->notify_asked && cq->cqid != UINT32_MAX)
+		cq_doorbell(cq, true);
+	mana_spin_unlock(&cq->lock);
 }
 
 void mana_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)

@@ -176,6 +176,8 @@ int mana_rc_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		     int attr_mask, struct ibv_qp_init_attr *init_attr);
 /* the QP went to ERR (device error or user): flush from now on */
 void mana_rc_qp_to_err(struct mana_rc_qp *qp);
+/* poll.c: arm a CQ the application armed before, after a QP's ERR */
+void mana_cq_rearm_for_flush(struct mana_cq *cq);
 /*
  * @e as a send WR taken in ERR: no WQE (size_bu 0, which the poller reads
  * as never sent, so never acknowledged) and the next unsent PSN; the

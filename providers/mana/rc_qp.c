@@ -719,6 +719,12 @@ int mana_rc_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		mana_spin_unlock(&qp->rq_lock);
 		mana_spin_unlock(&qp->sq_lock);
 	}
+	/* the flushes are due now: wake a consumer asleep on the CQs */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_ERR) {
+		mana_cq_rearm_for_flush(qp->send_cq);
+		if (qp->recv_cq != qp->send_cq)
+			mana_cq_rearm_for_flush(qp->recv_cq);
+	}
 	return 0;
 }
 

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * /dev/infiniband/rdma_cm: the kernel's ucma (rdma_user_cm.h write ABI)
+ * over the emulated rdma_cm and IB CM (rdma_cm.c).  One open() is one
+ * event channel: the application's fd is one end of a socketpair on which
+ * every queued event is one token byte, so poll/epoll/select see it
+ * readable and a blocking GET_EVENT sleeps in the kernel (without
+ * emu.lock).  Every function expects emu.lock held unless noted.
+ */
+#ifndef MANA_EMU_RDMA_CM_H
+#define MANA_EMU_RDMA_CM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "emulator/core/emu_defs.h"	/* EMU_UCMA_ABI, _MAJOR, _MINOR */
+
+struct emu_cm_file;
+
+/* open(): a file on @app_fd (one end of @dev_fd's socketpair). */
+struct emu_cm_file *emu_cm_file_open(int app_fd, int dev_fd);
+/* The last fd closed: every id of the file is destroyed. */
+void emu_cm_file_release(struct emu_cm_file *f);
+/* The fd the file names as its own (after a dup'ed fd was closed). */
+int *emu_cm_file_fd(struct emu_cm_file *f);
+
+/*
+ * write(): one command (header + command), @len bytes at @buf in the
+ * application's memory: @len or -errno.  RDMA_USER_CM_CMD_GET_EVENT is
+ * answered here only when an event is queued (-EAGAIN otherwise): the
+ * caller waits for a token without the lock and asks again.
+ */
+ssize_t emu_cm_write(struct emu_cm_file *f, const void *buf, size_t len);
+/* Is this command GET_EVENT (the caller must be ready to wait)? */
+bool emu_cm_is_get_event(const void *buf, size_t len);
+
+/* The ucma's own answers for the other calls on its fd. */
+#define EMU_CM_READ_ERRNO EINVAL	/* no read method */
+
+#endif /* MANA_EMU_RDMA_CM_H */

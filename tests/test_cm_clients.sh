@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Programs that connect through rdma_cm (librdmacm's tools, perftest -R,
+# rsockets), unchanged, between two emulated VMs on one socket wire: each
+# side runs under its own mana-emu (its own MAC and IP address); address
+# resolution (ARP), the CM exchange (REQ/REP/RTU ... DREQ/DREP as MADs to
+# QP1) and the RC traffic all cross the emulated wire.  Nothing goes over
+# the host's TCP: the client is given the server VM's address.
+#
+# Usage: test_cm_clients.sh BUILD_DIR CASE [ARGS...]
+#   rping COUNT            rping -s / rping -c -V -C COUNT (data checked)
+#   perftest PROG [ARGS..] PROG -R (ib_send_bw, ib_write_bw, ib_read_lat ...)
+#   rdma_cs                rdma_server / rdma_client
+#   rsocket PROG [ARGS...] rstream or riostream (rsockets)
+#   pcap                   a short rping captured; tshark decodes the CM
+#                          exchange: REQ, REP, RTU, DREQ, DREP in order
+#   reject                 connect to a port nobody listens on (the peer
+#                          VM listens on another): RDMA_CM_EVENT_REJECTED,
+#                          reason 8 (invalid service ID)
+#   noaddr                 connect to an address nobody has:
+#                          RDMA_CM_EVENT_ADDR_ERROR, status -110
+#   disconnected           a pyverbs client whose server VM dies gets
+#                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
+#                          retries (74 s: label long)
+#   era                    older kernels: 6.11 (no GSI QP) rdma_connect
+#                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
+#   killed                 the server VM is killed mid-run: the client's
+#                          QP runs out of retries, completes in error and
+#                          the client ends
+set -u
+BUILD=${1:?build dir}
+CASE=${2:?case}
+shift 2
+EMU="$BUILD/bin/mana-emu"
+. "$(dirname "$0")/check.sh"
+
+SERVER_IP=192.168.77.1
+SERVER_OPTS=(--netdev-up --mac=00:0d:3a:00:01:01 --ip=$SERVER_IP/24
+	--ip=fd00:77::1/64)
+CLIENT_OPTS=(--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24
+	--ip=fd00:77::2/64)
+WIRE=$TMP/wire
+
+expect_count() { # expect_count DESCRIPTION FILE PATTERN N: N matches
+	local n
+
+	n=$(grep -oP -- "$3" "$2" | wc -l)
+	if [ "$n" -eq "$4" ]; then ok; else fail "$1: $n lines /$3/, not $4"; fi
+}
+
+# start NAME [EMU_OPTS...] -- COMMAND...: the server VM in the background
+# (--verbose: its log says when the program listens); SPID its pid
+start_server() {
+	local name=$1 extra=()
+	shift
+	while [ "$1" != "--" ]; do extra+=("$1"); shift; done
+	shift
+	timeout 120 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" \
+		--verbose "${extra[@]}" -- "$@" >"$TMP/$name.server" 2>&1 &
+	SPID=$!
+	# the CM id listens (an rdma_cm LISTEN answered): the client may come
+	while kill -0 "$SPID" 2>/dev/null; do
+		grep -q 'rdma_cm fd [0-9]*: LISTEN -> 0' "$TMP/$name.server" &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+client() { # client NAME [EMU_OPTS...] -- COMMAND...: the client VM
+	local name=$1 extra=()
+	shift
+	while [ "$1" != "--" ]; do extra+=("$1"); shift; done
+	shift
+	timeout 100 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		"${extra[@]}" -- "$@" >"$TMP/$name.client" 2>&1
+}
+
+kill_tree() { # kill_tree PID: the VM dies at once, with every process of it
+	local c
+
+	for c in $(pgrep -P "$1"); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+report() { # report NAME: both sides' output, for a failure
+	echo "--- server:" >&2
+	grep -v '^mana-emu: ioctl\|doorbell\|^mana-emu: mmap' \
+		"$TMP/$1.server" >&2 2>/dev/null
+	echo "--- client:" >&2
+	cat "$TMP/$1.client" >&2 2>/dev/null
+}
+
+# pair NAME SERVER_CMD... -- CLIENT_CMD...: both must exit 0
+pair() {
+	local name=$1 scmd=() src crc
+	shift
+	while [ "$1" != "--" ]; do scmd+=("$1"); shift; done
+	shift
+	if ! start_server "$name" -- "${scmd[@]}"; then
+		wait "$SPID"
+		fail "$name: server did not listen (status $?)"
+		report "$name"
+		return 1
+	fi
+	client "$name" -- "$@"
+	crc=$?
+	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	src=$?
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
+		ok
+		return 0
+	fi
+	fail "$name: server status $src, client status $crc"
+	report "$name"
+	return 1
+}
+
+case $CASE in
+rping)
+	count=${1:?count}
+	pair rping rping -s -a $SERVER_IP -V -C "$count" -- \
+		rping -c -a $SERVER_IP -V -C "$count" -v || exit 1
+	# -v prints every ping's data; -V checked it on both sides
+	expect_count "rping: $count pings" "$TMP/rping.client" \
+		'rdma-ping-\d+: ' "$count"
+	expect_not "rping: no errors" "$TMP/rping.client" \
+		'error|failed|Failed'
+	;;
+perftest)
+	prog=${1:?program}
+	shift
+	# perftest -R connects twice; the server listens again for the
+	# second connection only after the first one's ESTABLISHED, and a
+	# client that comes sooner is rejected (reason 8, nobody listens) and
+	# does not retry: perftest's own race, which a loaded machine makes
+	# likely.  Such a run is tried once more.
+	if ! pair perftest "$prog" -R -d mana_0 "$@" -- \
+		"$prog" -R -d mana_0 "$@" $SERVER_IP; then
+		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' \
+			"$TMP/perftest.client" || exit 1
+		failed=$((failed - 1))
+		echo "perftest: the second connection came before the listen: again" >&2
+		pair perftest "$prog" -R -d mana_0 "$@" -- \
+			"$prog" -R -d mana_0 "$@" $SERVER_IP || exit 1
+	fi
+	expect "perftest: results" "$TMP/perftest.client" '^\s*\d+\s+\d+\s+[\d.]+'
+	expect "perftest: rdma_cm" "$TMP/perftest.client" 'rdma_cm QPs\s*: ON'
+	;;
+rdma_cs)
+	pair rdma_cs rdma_server -- rdma_client -s $SERVER_IP || exit 1
+	expect "rdma_client: end 0" "$TMP/rdma_cs.client" '^rdma_client: end 0'
+	expect "rdma_server: end 0" "$TMP/rdma_cs.server" '^rdma_server: end 0'
+	;;
+rsocket)
+	prog=${1:?program}
+	shift
+	pair rsocket "$prog" -b $SERVER_IP "$@" -- \
+		"$prog" -s $SERVER_IP "$@" || exit 1
+	expect "$prog: transfer reported" "$TMP/rsocket.client" \
+		'^custom\s+\S+\s+\d+\s+\d+\s+\S+\s+[\d.]+s'
+	;;
+pcap)
+	pair pcap rping -s -a $SERVER_IP -V -C 3 -- \
+		rping -c -a $SERVER_IP -V -C 3 || exit 1
+	# again with a capture on the client
+	start_server pcap2 -- rping -s -a $SERVER_IP -V -C 3 || {
+		fail "pcap: server"; exit 1; }
+	client pcap2 --pcap="$TMP/cm.pcap" -- rping -c -a $SERVER_IP -V -C 3
+	wait "$SPID"
+	tshark -r "$TMP/cm.pcap" -Y infiniband.mad -T fields \
+		-e infiniband.mad.attributeid -e ip.src -e udp.dstport \
+		-e infiniband.bth.destqp -e infiniband.deth.q_key \
+		>"$TMP/cm.fields" 2>/dev/null
+	# the five messages, each once, in the protocol's order, all to QP1
+	# with the GSI Q_Key over RoCEv2 (UDP 4791)
+	got=$(cut -f1 "$TMP/cm.fields" | tr '\n' ' ')
+	check "pcap: REQ REP RTU DREQ DREP" test \
+		"$got" = "0x0010 0x0013 0x0014 0x0015 0x0016 "
+	check "pcap: every MAD to QP1, Q_Key 0x80010000, UDP 4791" test \
+		"$(cut -f3- "$TMP/cm.fields" | sort -u)" = \
+		"$(printf '4791\t0x000001\t0x0000000080010000')"
+	# tshark takes the REQ apart: the IP CM service (RDMA_PS_TCP, the
+	# port rping uses) and both GIDs
+	tshark -r "$TMP/cm.pcap" -Y infiniband.cm.req -V >"$TMP/cm.req" \
+		2>/dev/null
+	expect "pcap: REQ primary GIDs" "$TMP/cm.req" \
+		'Primary Remote Port GID: 192\.168\.77\.1'
+	expect "pcap: REQ IP CM service id" "$TMP/cm.req" 'IP CM ServiceID'
+	;;
+reject)
+	# the peer VM is up (it answers ARP) and listens on port 7174 only
+	start_server reject -- rping -s -a $SERVER_IP -p 7174 -C 1 || {
+		fail "reject: server"; report reject; exit 1; }
+	client reject -- rping -c -a $SERVER_IP -p 7175 -C 1
+	crc=$?
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	check "reject: the client fails" test "$crc" -ne 0
+	expect "reject: RDMA_CM_EVENT_REJECTED, invalid service ID (8)" \
+		"$TMP/reject.client" 'RDMA_CM_EVENT_REJECTED, error 8'
+	;;
+noaddr)
+	# nobody has 192.168.77.99: rping asks for 2000 ms
+	client noaddr -- rping -c -a 192.168.77.99 -C 1
+	check "noaddr: the client fails" test "$?" -ne 0
+	expect "noaddr: RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT" \
+		"$TMP/noaddr.client" 'RDMA_CM_EVENT_ADDR_ERROR, error -110'
+	;;
+killed)
+	# the client writes without pause (perftest's duration mode): its
+	# QP has work in flight when the server VM dies without a word
+	start_server killed -- ib_write_bw -R -d mana_0 -D 60 || {
+		fail "killed: server"; report killed; exit 1; }
+	timeout 100 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		-- ib_write_bw -R -d mana_0 -D 60 $SERVER_IP \
+		>"$TMP/killed.client" 2>&1 &
+	cpid=$!
+	# both of perftest's connections ESTABLISHED: the traffic runs
+	while kill -0 "$cpid" 2>/dev/null &&
+	      [ "$(grep -c 'rdma_cm id [0-9]*: event 9 ' "$TMP/killed.server")" \
+		-lt 2 ]; do
+		sleep 0.05
+	done
+	sleep 1
+	kill_tree "$SPID"
+	wait "$SPID" 2>/dev/null
+	wait "$cpid"
+	crc=$?
+	check "killed: the client ends, in error" test "$crc" -ne 0
+	check "killed: not by its timeout" test "$crc" -ne 124
+	# the RC QP runs out of retries: IBV_WC_RETRY_EXC_ERR (12)
+	expect "killed: the QP completes in error (retries exceeded)" \
+		"$TMP/killed.client" 'Failed status 12'
+	;;
+disconnected)
+	# a connected client whose peer VM dies calls rdma_disconnect(): its
+	# receive is flushed, and after ib_cm's DREQ retries (16 x 4.6 s) it
+	# gets RDMA_CM_EVENT_DISCONNECTED with -ETIMEDOUT (label long)
+	start_server disc -- rping -s -a $SERVER_IP -p 7178 -C 1 || {
+		fail "disconnected: server"; report disc; exit 1; }
+	mkfifo "$TMP/disc.in"
+	timeout 200 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		--verbose -- /usr/bin/python3 \
+		"$(dirname "$0")/cm_peer_death.py" $SERVER_IP 7178 \
+		<"$TMP/disc.in" >"$TMP/disc.client" 2>&1 &
+	cpid=$!
+	exec 9>"$TMP/disc.in"
+	while kill -0 "$cpid" 2>/dev/null &&
+	      ! grep -q '^connected' "$TMP/disc.client"; do
+		sleep 0.05
+	done
+	kill_tree "$SPID"
+	wait "$SPID" 2>/dev/null
+	echo killed >&9
+	exec 9>&-
+	wait "$cpid"
+	check "disconnected: the client succeeds" test "$?" -eq 0
+	expect "disconnected: the receive flushed" "$TMP/disc.client" \
+		'^flushed'
+	expect "disconnected: DREQ resent 15 times" "$TMP/disc.client" \
+		'resend \(0 left\)'
+	expect "disconnected: DISCONNECTED, -ETIMEDOUT" "$TMP/disc.client" \
+		'rdma_cm id \d+: event 10 status -110'
+	expect "disconnected: the program saw it" "$TMP/disc.client" \
+		'^disconnected'
+	;;
+era)
+	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device
+	# (rdma_connect: EINVAL), and 6.2 has no GIDs (rdma_resolve_addr:
+	# ENODEV).  rping's client then waits for its CQ thread for ever, as
+	# it would on such a kernel: ended once it has said why.
+	# (its own address: resolved without a peer)
+	timeout 100 "$EMU" --kernel=6.11 "${CLIENT_OPTS[@]}" \
+		--backend=socket:"$WIRE" -- rping -c -a 192.168.77.2 -C 1 \
+		>"$TMP/era.client" 2>&1 &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null &&
+	      ! grep -q 'rdma_connect\|error' "$TMP/era.client"; do
+		sleep 0.05
+	done
+	kill_tree "$cpid"
+	wait "$cpid" 2>/dev/null
+	expect "era 6.11: rdma_connect EINVAL" "$TMP/era.client" \
+		'rdma_connect: Invalid argument'
+	client era62 --kernel=6.2 -- rping -c -a 192.168.77.2 -C 1
+	expect "era 6.2: rdma_resolve_addr ENODEV" "$TMP/era62.client" \
+		'rdma_resolve_addr: No such device'
+	;;
+*)
+	echo "unknown case $CASE" >&2
+	exit 2
+	;;
+esac
+check_done
