@@ -20,6 +20,13 @@ expect() { # expect DESCRIPTION FILE PATTERN
 expect_not() { # expect_not DESCRIPTION FILE PATTERN
 	if grep -qP -- "$3" "$2"; then fail "$1: unexpected /$3/ in $2"; cat "$2" >&2; else ok; fi
 }
+# emu_at_era MANA_EMU VERSION: a mana-emu that always runs --kernel=VERSION
+# (a wrapper in $TMP), for a test written for one era's device layout
+emu_at_era() {
+	printf '#!/bin/sh\nexec "%s" --kernel=%s "$@"\n' "$1" "$2" >"$TMP/mana-emu-k$2"
+	chmod +x "$TMP/mana-emu-k$2"
+	echo "$TMP/mana-emu-k$2"
+}
 check_done() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -8,6 +8,8 @@ set -u
 BUILD=${1:?build dir}
 EMU="$BUILD/bin/mana-emu"
 . "$(dirname "$0")/check.sh"
+# written for the single-device era (one mana_0, vendor ids 0): 6.14
+EMU=$(emu_at_era "$EMU" 6.14)
 run() { # run NAME EXPECTED_STATUS -- COMMAND...
 	local name=$1 want=$2 st
 	shift 3

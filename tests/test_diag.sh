@@ -16,7 +16,8 @@ DIAG="$BUILD/bin/mana-diag"
 diag() {
 	local name=$1 want=$2 st
 	shift 2
-	local emu_opts=()
+	# written for the single-device era (one mana_0): 6.14
+	local emu_opts=(--kernel=6.14)
 	while [ "$1" != -- ]; do emu_opts+=("$1"); shift; done
 	shift
 	"$EMU" "${emu_opts[@]}" -- $AS "$DIAG" "$@" >"$TMP/$name.txt" 2>"$TMP/$name.err"

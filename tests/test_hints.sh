@@ -17,13 +17,13 @@ DIAG="$BUILD/bin/mana-diag"
 . "$(dirname "$0")/check.sh"
 SUFFIX=' (MANA_QUIET=1 silences this)'
 
-# mana_ib answered ENODEV for a held vport before 7.2 (the default era
-# 6.14), EBUSY from 7.2 on, where raw QPs are on the ETH device manae_0
+# mana_ib answered ENODEV for a held vport before 7.2 (no KERNEL: 6.14),
+# EBUSY from 7.2 on, where raw QPs are on the ETH device manae_0
 if [ -n "$KERNEL" ]; then
 	KOPT=(--kernel="$KERNEL")
 	DEV=manae_0 ERRNO=EBUSY STRERR='Device or resource busy'
 else
-	KOPT=()
+	KOPT=(--kernel=6.14)
 	DEV=mana_0 ERRNO=ENODEV STRERR='No such device'
 fi
 VPORT="libmana: $DEV port 1: raw QP creation failed with $ERRNO: the network interface enP30832s1 is up and holds the vport. Fix: sudo ip link set dev enP30832s1 down"
@@ -102,19 +102,19 @@ if [ -n "$KERNEL" ]; then
 fi
 
 # ---- a QP type MANA lacks ---------------------------------------------------------
-run qptype -- -- /usr/bin/python3 -c "$QP_PY"
+run qptype -- "${KOPT[@]}" -- /usr/bin/python3 -c "$QP_PY"
 said qptype "$QPTYPE"
 expect "qptype: every creation refused" "$TMP/qptype.out" '^refused$'
-run qptype_quiet MANA_QUIET=1 -- -- /usr/bin/python3 -c "$QP_PY"
+run qptype_quiet MANA_QUIET=1 -- "${KOPT[@]}" -- /usr/bin/python3 -c "$QP_PY"
 silent qptype_quiet
-run qptype_log VERBS_LOG_LEVEL=1 VERBS_LOG_FILE="$TMP/qptype.log" -- -- /usr/bin/python3 -c "$QP_PY"
+run qptype_log VERBS_LOG_LEVEL=1 VERBS_LOG_FILE="$TMP/qptype.log" -- "${KOPT[@]}" -- /usr/bin/python3 -c "$QP_PY"
 silent qptype_log
 check "qptype log: the line once" test "$(grep -cxF -- "$QPTYPE" "$TMP/qptype.log")" -eq 1
 # Debian's ibv_ud_pingpong: its own message and ours
-run udpp -- -- ibv_ud_pingpong -d mana_0 -g 0
+run udpp -- "${KOPT[@]}" -- ibv_ud_pingpong -d mana_0 -g 0
 said udpp "$QPTYPE"
 expect "ibv_ud_pingpong says it failed" "$TMP/udpp.err" "^Couldn't create QP$"
-run udpp_quiet MANA_QUIET=1 -- -- ibv_ud_pingpong -d mana_0 -g 0
+run udpp_quiet MANA_QUIET=1 -- "${KOPT[@]}" -- ibv_ud_pingpong -d mana_0 -g 0
 silent udpp_quiet
 
 # ---- driver id mismatch: three scans and opens ------------------------------------
@@ -125,21 +125,21 @@ for _ in range(3):
         with d.Context(name=dev.name.decode()) as ctx:
             ctx.query_device()
 '
-run id19 -- --driver-id=19 -- /usr/bin/python3 -c "$SCANS"
+run id19 -- "${KOPT[@]}" --driver-id=19 -- /usr/bin/python3 -c "$SCANS"
 said id19 "$DRIVERID"
-run id19_quiet MANA_QUIET=1 -- --driver-id=19 -- ibv_devinfo
+run id19_quiet MANA_QUIET=1 -- "${KOPT[@]}" --driver-id=19 -- ibv_devinfo
 silent id19_quiet
 expect "id19 quiet: still bound" "$TMP/id19_quiet.out" '^hca_id:\tmana_0$'
-run id19_log VERBS_LOG_LEVEL=2 VERBS_LOG_FILE="$TMP/id19.log" -- --driver-id=19 -- ibv_devinfo
+run id19_log VERBS_LOG_LEVEL=2 VERBS_LOG_FILE="$TMP/id19.log" -- "${KOPT[@]}" --driver-id=19 -- ibv_devinfo
 silent id19_log
 check "id19 log: the line once" test "$(grep -cxF -- "$DRIVERID" "$TMP/id19.log")" -eq 1
 expect "id19 log: the detail (level 2)" "$TMP/id19.log" 'libmana: mana_0: kernel driver id is 19 but the device is MANA \(PCI 1414:00ba\)'
 # driver id 20: nothing to say
-run id20 -- -- ibv_devinfo
+run id20 -- "${KOPT[@]}" -- ibv_devinfo
 silent id20
 
 # ---- two causes in one process: one line each ------------------------------------
-run all -- --driver-id=19 --netdev-up -- /usr/bin/python3 -c "$QP_PY"
+run all -- "${KOPT[@]}" --driver-id=19 --netdev-up -- /usr/bin/python3 -c "$QP_PY"
 check "all: two lines" test "$(grep -c '^libmana: ' "$TMP/all.err")" -eq 2
 check "all: driver id line" grep -qxF -- "$DRIVERID$SUFFIX" "$TMP/all.err"
 check "all: QP type line" grep -qxF -- "$QPTYPE$SUFFIX" "$TMP/all.err"

@@ -63,8 +63,8 @@ enum emu_kernel {
 	 * The default.  Every era's features are emulated (dma-buf MRs 6.15,
 	 * DM 7.0, MWs 7.1, UC 7.2).
 	 */
-	EMU_KERNEL_DEFAULT = EMU_KERNEL_6_14,
 	EMU_KERNEL_NEWEST = EMU_KERNEL_7_2,
+	EMU_KERNEL_DEFAULT = EMU_KERNEL_NEWEST,
 };
 
 extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];

@@ -141,8 +141,8 @@ static const struct opt_def opt_table[] = {
 	  .help = "MTU of the VF interfaces (68..9000, default 1500)" },
 	{ .name = "kernel", .kind = OPT_CUSTOM, .parse = mana_emu_parse_kernel,
 	  .format_words = mana_emu_format_kernel, .metavar = "VERSION|newest",
-	  .help = "mana_ib of that Linux version (6.2..7.2, default\n"
-		  "                                 6.14; 6.17 on: no memory windows yet)" },
+	  .help = "mana_ib of that Linux version (6.2..7.2; default\n"
+		  "                                 and newest: 7.2)" },
 	{ .name = "era", .kind = OPT_CUSTOM, .parse = mana_emu_parse_era,
 	  .metavar = "single|split", .no_format = true,
 	  .help = "older name: single = --kernel=6.14, split = --kernel=7.0" },

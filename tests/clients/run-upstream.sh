@@ -20,6 +20,9 @@
 #   --dpdk DIR             a DPDK build directory (or a tree with build/)
 #                          holding app/dpdk-testpmd with net/mana
 #   --runs N, --seconds S  testpmd: N runs of S seconds (default 20 x 8)
+#   --kernel VERSION       mana-emu --kernel (default: the emulator's,
+#                          the newest); from 7.2's split the suites get
+#                          --dev mana_0 (RDMA) or manae_0 (raw packet)
 #   --only REGEX           run only the checks whose names match
 #   --logs DIR             keep every log there (default: a temporary dir,
 #                          kept when a check fails)
@@ -27,7 +30,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$HERE/../../build
-RC='' RCT='' DPDK='' RUNS=20 SECS=8 ONLY=. LOGS=''
+RC='' RCT='' DPDK='' RUNS=20 SECS=8 ONLY=. LOGS='' KOPT=()
 PY=${PYTHON:-/usr/bin/python3}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--runs) RUNS=$2; shift 2 ;;
 	--seconds) SECS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--kernel) KOPT=(--kernel="$2"); shift 2 ;;
 	--logs) LOGS=$2; shift 2 ;;
 	-h|--help) sed -n '3,27p' "$0"; exit 0 ;;
 	*) echo "run-upstream.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -47,6 +51,12 @@ die() { echo "run-upstream.sh: $*" >&2; exit 2; }
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || die "no build directory (--build)"
 EMU=$BUILD/bin/mana-emu
 [ -x "$EMU" ] || die "$EMU missing: build this project first"
+# the era's devices: one mana_0, or (the split, 6.16 on) manae_0 for raw
+# packet QPs and mana_0 for RDMA
+RDMA_DEV=mana_0 RAW_DEV=mana_0
+if "$EMU" "${KOPT[@]}" -- ibv_devices 2>/dev/null | grep -qw manae_0; then
+	RAW_DEV=manae_0
+fi
 if [ -n "$RC" ]; then
 	[ -x "$RC/bin/ibv_devinfo" ] || RC=$RC/build
 	if ! [ -x "$RC/bin/ibv_devinfo" ] || ! [ -d "$RC/lib" ]; then
@@ -83,7 +93,7 @@ want() { [[ $1 =~ $ONLY ]]; }
 # the upstream stack: its libibverbs (which reads its own in-place config
 # and so loads its libmana) and its libmana.so.1 for manadv users; ours is
 # not preloaded
-upstream() { LD_LIBRARY_PATH=$RC/lib "$EMU" --provider=system "$@"; }
+upstream() { LD_LIBRARY_PATH=$RC/lib "$EMU" "${KOPT[@]}" --provider=system "$@"; }
 
 free_port() {
 	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -130,7 +140,7 @@ check_pingpong() { # check_pingpong NAME PINGPONG-ARGS...
 	local wire=$LOGS/$name.wire
 	rm -f "$wire"
 	port=$(free_port)
-	timeout 300 env LD_LIBRARY_PATH="$RC/lib" "$EMU" --provider=system \
+	timeout 300 env LD_LIBRARY_PATH="$RC/lib" "$EMU" "${KOPT[@]}" --provider=system \
 		--netdev-up --mac=00:0d:3a:00:01:01 --ip=192.168.77.1/24 \
 		--backend=socket:"$wire" -- "$RC/bin/ibv_rc_pingpong" -d mana_0 \
 		-g 1 -c -p "$port" "$@" >"$LOGS/$name.server" 2>&1 &
@@ -139,7 +149,7 @@ check_pingpong() { # check_pingpong NAME PINGPONG-ARGS...
 		[ -z "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; do
 		sleep 0.05
 	done
-	timeout 300 env LD_LIBRARY_PATH="$RC/lib" "$EMU" --provider=system \
+	timeout 300 env LD_LIBRARY_PATH="$RC/lib" "$EMU" "${KOPT[@]}" --provider=system \
 		--netdev-up --mac=00:0d:3a:00:02:01 --ip=192.168.77.2/24 \
 		--backend=socket:"$wire" -- "$RC/bin/ibv_rc_pingpong" -d mana_0 \
 		-g 1 -c -p "$port" "$@" 127.0.0.1 >"$LOGS/$name.client" 2>&1
@@ -170,7 +180,7 @@ verdict() { # verdict NAME SUITE LOG
 check_v64_tests() {
 	local log=$LOGS/v64.run_tests.log
 	(cd "$LOGS" && upstream --netdev-up --ip=192.168.77.1/24 -- \
-		"$RC/bin/run_tests.py" -v >"$log" 2>&1)
+		"$RC/bin/run_tests.py" --dev "$RDMA_DEV" -v >"$log" 2>&1)
 	verdict v64.run_tests v64 "$log"
 }
 
@@ -180,7 +190,7 @@ RAW_TESTS='test_qp\.QPTest\.test_(create_raw_qp_|query_raw_qp|raw_qp_)|test_flow
 NOT_RUN='test_parent_domain\.ParentDomainTrafficTest\.test_mem_align_srq_excq_rc_traffic'
 
 v44() { # v44 EMU-OPTIONS... -- run_tests.py ARGS...
-	(cd "$RCT/tests" && PYTHONPATH=$RCT "$EMU" "$@")
+	(cd "$RCT/tests" && PYTHONPATH=$RCT "$EMU" "${KOPT[@]}" "$@")
 }
 
 check_v44_tests() {
@@ -197,11 +207,11 @@ check_v44_tests() {
 	mapfile -t raw < <(grep -E "$RAW_TESTS" "$list")
 	if want v44.run_tests; then
 		v44 --netdev-up --ip=192.168.77.1/24 -- "$PY" run_tests.py -v \
-			"${up[@]}" >"$LOGS/v44.run_tests.log" 2>&1
+			--dev "$RDMA_DEV" "${up[@]}" >"$LOGS/v44.run_tests.log" 2>&1
 		verdict v44.run_tests v44 "$LOGS/v44.run_tests.log"
 	fi
 	if want v44.run_tests_raw; then
-		v44 -- "$PY" run_tests.py -v "${raw[@]}" \
+		v44 -- "$PY" run_tests.py -v --dev "$RAW_DEV" "${raw[@]}" \
 			>"$LOGS/v44.run_tests_raw.log" 2>&1
 		verdict v44.run_tests_raw v44 "$LOGS/v44.run_tests_raw.log"
 	fi
@@ -227,7 +237,7 @@ check_testpmd() {
 	for i in $(seq 1 "$RUNS"); do
 		log=$LOGS/testpmd.$i.log
 		st=$LOGS/testpmd.$i.stats
-		(cd "$LOGS" && exec "$EMU" --stats="$st" -- \
+		(cd "$LOGS" && exec "$EMU" "${KOPT[@]}" --stats="$st" -- \
 			"$DPDK/app/dpdk-testpmd" --no-huge -m 1024 -l 0-1 \
 			--no-shconf -a 7870:00:00.0 -- --forward-mode=io \
 			--tx-first --total-num-mbufs=8192 --stats-period=1 \
