@@ -54,7 +54,7 @@ struct device_state {
 	bool running, stop_req, shutdown;
 	bool used;			/* this process had hardware queues */
 	pthread_cond_t stopped;
-	int wake_fd;
+	bool sigusr2_done;		/* SIGUSR2 handler looked at */
 	_Atomic int fatal_req;		/* SIGUSR2 */
 	bool fatal, fatal_after_done;
 	unsigned int fatal_count;	/* device fatals raised, for --stats */
@@ -63,6 +63,7 @@ struct device_state {
 	pthread_mutex_t rxq_lock;
 	struct rx_frame *rxq_head, *rxq_tail;
 	unsigned int rxq_len;
+	_Atomic bool rxq_queued;	/* rxq_head != NULL, read unlocked */
 	/* device-wide counters */
 	uint64_t doorbells, bad_doorbells, foreign_doorbells;
 	uint64_t cq_overruns;		/* IB_EVENT_CQ_ERR raised */
@@ -77,7 +78,7 @@ struct device_state {
 	/* rounds that found nothing to do, for mana_emu_quiesce() */
 	uint64_t idle_rounds;
 	pthread_cond_t idle;
-	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
+	_Atomic uint64_t sleep_syscalls;	/* futex waits */
 	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */
