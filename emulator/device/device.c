@@ -340,14 +340,10 @@ static unsigned int drain_rxq(void)
 	struct rx_frame *f, *next;
 	unsigned int n = 0;
 
-	/* most rounds find none (loopback, doorbells): no lock then */
-	if (!atomic_load_explicit(&devst.rxq_queued, memory_order_acquire))
-		return 0;
 	pthread_mutex_lock(&devst.rxq_lock);
 	f = devst.rxq_head;
 	devst.rxq_head = devst.rxq_tail = NULL;
 	devst.rxq_len = 0;
-	atomic_store_explicit(&devst.rxq_queued, false, memory_order_relaxed);
 	pthread_mutex_unlock(&devst.rxq_lock);
 	for (; f; f = next, n++) {
 		next = f->next;
@@ -484,7 +480,6 @@ static void rx_cb(void *rx_ctx, unsigned int port, const void *frame,
 		devst.rxq_head = f;
 	devst.rxq_tail = f;
 	devst.rxq_len++;
-	atomic_store_explicit(&devst.rxq_queued, true, memory_order_release);
 	pthread_mutex_unlock(&devst.rxq_lock);
 	dev_wake();
 }

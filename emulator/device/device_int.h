@@ -63,7 +63,6 @@ struct device_state {
 	pthread_mutex_t rxq_lock;
 	struct rx_frame *rxq_head, *rxq_tail;
 	unsigned int rxq_len;
-	_Atomic bool rxq_queued;	/* rxq_head != NULL, read unlocked */
 	/* device-wide counters */
 	uint64_t doorbells, bad_doorbells, foreign_doorbells;
 	uint64_t cq_overruns;		/* IB_EVENT_CQ_ERR raised */
