@@ -20,11 +20,9 @@
 #include "device_int.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,7 +49,6 @@ struct device_state devst = {
 	.stopped = PTHREAD_COND_INITIALIZER,
 	.idle = PTHREAD_COND_INITIALIZER,
 	.rxq_lock = PTHREAD_MUTEX_INITIALIZER,
-	.wake_fd = -1,
 };
 
 static void device_start(void);
@@ -208,14 +205,14 @@ void emu_hwq_destroy(struct emu_hwq *q)
 
 /* ---- the device thread ---------------------------------------------------- */
 
+/*
+ * The device thread sleeps on the doorbell queue's futex, which also
+ * takes these kicks (frames queued, requests): a system call only when it
+ * sleeps.  Async-signal-safe: also called from the SIGUSR2 handler.
+ */
 void dev_wake(void)
 {
-	static const uint64_t one = 1;
-
-	/* raw: also called from the SIGUSR2 handler */
-	if (devst.wake_fd >= 0 &&
-	    syscall(SYS_write, devst.wake_fd, &one, sizeof(one)) < 0)
-		return;
+	trap_event_kick();
 }
 
 static void sigusr2_handler(int sig)
@@ -425,24 +422,10 @@ static bool device_work(void)
 /* Sleep until a doorbell, a frame, a signal or a stop request. */
 static void device_sleep(int timeout_ms)
 {
-	struct pollfd pfd[2];
-	int tfd = trap_event_fd(), n = 0;
-	uint64_t v;
-
-	if (tfd >= 0) {
-		if (trap_event_arm())
-			return;
-		pfd[n].fd = tfd;
-		pfd[n++].events = POLLIN;
-	}
-	pfd[n].fd = devst.wake_fd;
-	pfd[n++].events = POLLIN;
-	emu_libc_poll(pfd, n, timeout_ms);
-	if (tfd >= 0)
-		trap_event_disarm();
-	if (emu_libc_read(devst.wake_fd, &v, sizeof(v)) < 0)
-		v = 0;
-	atomic_fetch_add_explicit(&devst.sleep_syscalls, 2, memory_order_relaxed);
+	trap_event_wait(timeout_ms);
+	if (timeout_ms)
+		atomic_fetch_add_explicit(&devst.sleep_syscalls, 1,
+					  memory_order_relaxed);
 }
 
 static bool device_should_exit(void)
@@ -496,10 +479,8 @@ static void device_start(void)
 	devst.stop_req = false;
 	if (devst.running || devst.shutdown)
 		return;
-	if (devst.wake_fd < 0) {
-		devst.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (devst.wake_fd < 0)
-			return;
+	if (!devst.sigusr2_done) {
+		devst.sigusr2_done = true;
 		install_sigusr2();
 	}
 	if (!emu_thread_create(&t, device_main, NULL, true))
@@ -521,7 +502,6 @@ int dev_gsi_start(unsigned int port)
 void emu_device_fork_child(void)
 {
 	devst.running = false;
-	devst.wake_fd = -1;	/* shared with the parent: make our own */
 }
 
 /* ---- ports ----------------------------------------------------------------- */

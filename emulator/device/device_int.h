@@ -54,7 +54,7 @@ struct device_state {
 	bool running, stop_req, shutdown;
 	bool used;			/* this process had hardware queues */
 	pthread_cond_t stopped;
-	int wake_fd;
+	bool sigusr2_done;		/* SIGUSR2 handler looked at */
 	_Atomic int fatal_req;		/* SIGUSR2 */
 	bool fatal, fatal_after_done;
 	unsigned int fatal_count;	/* device fatals raised, for --stats */
@@ -81,7 +81,7 @@ struct device_state {
 	/* rounds that found nothing to do, for mana_emu_quiesce() */
 	uint64_t idle_rounds;
 	pthread_cond_t idle;
-	_Atomic uint64_t sleep_syscalls;	/* poll + read per sleep */
+	_Atomic uint64_t sleep_syscalls;	/* futex waits */
 	/* user copies go straight to mana_emu_ucopy() (the fixup is in place) */
 	bool ucopy_direct;
 	_Atomic uint64_t ucopy_faults;	/* bad addresses met by those */

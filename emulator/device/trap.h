@@ -6,7 +6,8 @@
  * skips the instruction and returns, so the store never reaches memory
  * and none is lost or merged even when the same doorbell is rung back to
  * back.  Events go to a bounded MPSC queue read by the device thread, or
- * straight to a synchronous callback (tests, benchmarks).
+ * straight to a synchronous callback (tests, benchmarks).  The one place
+ * a decoded store is handed on is trap_queue_deliver().
  *
  * Requirements on the environment (also checked by trap_init):
  *  - ASan: the handler is installed with the libc sigaction found after
@@ -57,8 +58,8 @@ struct trap_event {
 
 /*
  * Install the SIGSEGV handler (chaining to the previous one for faults
- * that are not doorbell stores), create the queue and its eventfd and
- * self-test the trap.  Idempotent and thread-safe; 0 or -errno, with a
+ * that are not doorbell stores), create the queue and self-test the
+ * trap.  Idempotent and thread-safe; 0 or -errno, with a
  * message on stderr when the environment cannot support the trap.
  */
 int trap_init(void);
@@ -74,18 +75,24 @@ void trap_page_free(void *page);
 int trap_event_pop(struct trap_event *ev);
 
 /*
- * Sleeping: the eventfd is only written when the consumer armed it, to
- * keep stores cheap.  trap_event_arm() returns -EAGAIN if events are
- * already queued (do not sleep), 0 if the caller may now wait for the fd
- * to become readable; trap_event_disarm() after waking clears it (a late
- * wake-up can leave the fd readable once more: pop until -EAGAIN, then
- * arm again).  trap_event_wait() does all that: 0 when woken (events are
- * queued, or rarely a spurious wake-up), -ETIMEDOUT, or -EINTR.
+ * Sleeping: the consumer announces that it sleeps and waits on a futex;
+ * a store or a kick makes a system call only then, to keep stores cheap.
+ * trap_event_arm() returns -EAGAIN if events are queued or a kick came
+ * (do not sleep), 0 if the caller may now sleep; trap_event_disarm()
+ * after waking.  trap_event_wait() does all that: 0 when woken (events
+ * are queued, a kick came, or rarely a spurious wake-up), -ETIMEDOUT, or
+ * (timeout 0) -ETIMEDOUT without a system call.  It works before
+ * trap_init() too (kicks only), so one thread can sleep on doorbells and
+ * on the kicks of everything else (frames, requests) with one futex.
+ * trap_event_kick() is async-signal-safe and costs a system call only
+ * when the consumer sleeps; trap_event_wake_calls() counts those wake
+ * system calls (of stores and kicks).
  */
-int trap_event_fd(void);
 int trap_event_arm(void);
 void trap_event_disarm(void);
 int trap_event_wait(int timeout_ms);
+void trap_event_kick(void);
+uint64_t trap_event_wake_calls(void);
 
 /*
  * Synchronous mode: with @fn set, the handler calls it in the storing
@@ -119,10 +126,11 @@ int trap_chain_sigaction(const struct sigaction *act,
 
 /*
  * ---- internal: trap.c (pages, handler) and trap_queue.c (the queue) -----
- * trap_queue_create(): the ring and its eventfd, 0 or -errno;
+ * trap_queue_create(): the ring, 0 or -errno;
  * trap_queue_destroy() also returns to queueing mode.
  * trap_queue_deliver(): one decoded store, from the handler: queued, or
- * given to the synchronous handler with its sequence number.
+ * given to the synchronous handler with its sequence number.  The one
+ * place a decoded doorbell is handed to the device.
  */
 int trap_queue_create(void);
 void trap_queue_destroy(void);

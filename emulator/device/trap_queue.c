@@ -5,17 +5,19 @@
  *
  * A bounded MPSC ring of sequence-numbered cells (Vyukov): producers, in
  * signal context on any thread, take tickets with one fetch-add, which is
- * also the global order of the stores.  The consumer sleeps on an
- * eventfd that is written only when it armed it, to keep stores cheap.
+ * also the global order of the stores.  The consumer sleeps on a futex
+ * word that producers (and trap_event_kick) touch with a system call only
+ * when it announced that it sleeps: a doorbell rung while the device
+ * thread is awake costs no system call, and a wake-up costs one on each
+ * side (an eventfd cost a write, a poll and two reads).
  * Lock-free and raw system calls only: the emulator interposes
  * write/read/poll/close and the handler must not re-enter it.
  */
 #include <errno.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -38,23 +40,28 @@ typedef void (*trap_sync_fn)(const struct trap_event *ev);
 static struct trap_cell *ring;
 static _Atomic uint64_t ring_tail;	/* next ticket */
 static uint64_t ring_head;		/* consumer only */
+/*
+ * Sleeping: the consumer reads wake_word, sets consumer_sleeping, checks
+ * for work and waits while wake_word is unchanged; a waker that finds
+ * consumer_sleeping set (after a full fence, Dekker-style against the
+ * consumer's) clears it, bumps wake_word and wakes the futex.
+ */
+static _Atomic uint32_t wake_word;
 static _Atomic int consumer_sleeping;
-static int event_fd = -1;
+static _Atomic int kicked;		/* trap_event_kick() since last wait */
+static _Atomic uint64_t wake_calls;	/* FUTEX_WAKE system calls made */
 
 static _Atomic(trap_sync_fn) sync_fn;
 static _Atomic uint64_t sync_seq;
 
-static long sys_write(int fd, const void *buf, size_t len)
-{
-	return syscall(SYS_write, fd, buf, len);
-}
-
 static void wake_consumer(void)
 {
-	static const uint64_t one = 1;
-
-	if (atomic_exchange(&consumer_sleeping, 0))
-		sys_write(event_fd, &one, sizeof(one));
+	if (atomic_exchange(&consumer_sleeping, 0)) {
+		atomic_fetch_add(&wake_word, 1);
+		atomic_fetch_add_explicit(&wake_calls, 1, memory_order_relaxed);
+		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+	}
 }
 
 static void ring_push(const struct trap_event *ev)
@@ -81,8 +88,12 @@ static void ring_push(const struct trap_event *ev)
 
 static bool ring_ready(void)
 {
-	struct trap_cell *c = &ring[ring_head & RING_MASK];
+	struct trap_cell *c;
 
+	/* no ring before trap_init(): the consumer sleeps for kicks only */
+	if (!ring)
+		return false;
+	c = &ring[ring_head & RING_MASK];
 	return atomic_load_explicit(&c->seq, memory_order_acquire) ==
 	       ring_head + 1;
 }
@@ -91,7 +102,7 @@ int trap_event_pop(struct trap_event *ev)
 {
 	struct trap_cell *c;
 
-	if (!ring || !ring_ready())
+	if (!ring_ready())
 		return -EAGAIN;
 	c = &ring[ring_head & RING_MASK];
 	ev->cookie = c->cookie;
@@ -105,18 +116,25 @@ int trap_event_pop(struct trap_event *ev)
 	return 0;
 }
 
-int trap_event_fd(void)
+void trap_event_kick(void)
 {
-	return event_fd;
+	atomic_store(&kicked, 1);
+	/* pairs with the fence in trap_event_arm(), as in ring_push() */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&consumer_sleeping, memory_order_relaxed))
+		wake_consumer();
+}
+
+uint64_t trap_event_wake_calls(void)
+{
+	return atomic_load_explicit(&wake_calls, memory_order_relaxed);
 }
 
 int trap_event_arm(void)
 {
-	if (!ring)
-		return -EAGAIN;
 	atomic_store(&consumer_sleeping, 1);
 	atomic_thread_fence(memory_order_seq_cst);
-	if (ring_ready()) {
+	if (atomic_exchange(&kicked, 0) || ring_ready()) {
 		atomic_store(&consumer_sleeping, 0);
 		return -EAGAIN;
 	}
@@ -125,32 +143,40 @@ int trap_event_arm(void)
 
 void trap_event_disarm(void)
 {
-	uint64_t count;
-
 	atomic_store(&consumer_sleeping, 0);
-	syscall(SYS_read, event_fd, &count, sizeof(count));
+	/*
+	 * A kick that woke us is consumed: the caller looks for work next.
+	 * Read-modify-write, so that reading a kick also acquires what its
+	 * sender published before it.
+	 */
+	atomic_exchange(&kicked, 0);
 }
 
 int trap_event_wait(int timeout_ms)
 {
-	struct pollfd pfd = { .fd = event_fd, .events = POLLIN };
+	uint32_t word = atomic_load(&wake_word);
 	struct timespec ts, *tsp = NULL;
 	long ret;
-	int err;
+	int err = 0;
 
 	if (trap_event_arm())
 		return 0;
-	if (timeout_ms >= 0) {
+	if (timeout_ms == 0) {
+		trap_event_disarm();
+		return -ETIMEDOUT;
+	}
+	if (timeout_ms > 0) {
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
 		tsp = &ts;
 	}
-	ret = syscall(SYS_ppoll, &pfd, 1, tsp, NULL, 0);
-	err = errno;
-	trap_event_disarm();
+	/* EAGAIN: woken between our read of the word and the wait */
+	ret = syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, word, tsp,
+		      NULL, 0);
 	if (ret < 0)
-		return -err;
-	if (ret == 0 && !ring_ready())
+		err = errno;
+	trap_event_disarm();
+	if (err == ETIMEDOUT && !ring_ready())
 		return -ETIMEDOUT;
 	return 0;
 }
@@ -200,24 +226,11 @@ static void ring_destroy(void)
 
 int trap_queue_create(void)
 {
-	int ret;
-
-	ret = ring_create();
-	if (ret)
-		return ret;
-	event_fd = syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (event_fd < 0) {
-		ret = -errno;
-		ring_destroy();
-		return ret;
-	}
-	return 0;
+	return ring_create();
 }
 
 void trap_queue_destroy(void)
 {
-	syscall(SYS_close, event_fd);
-	event_fd = -1;
 	ring_destroy();
 	atomic_store(&sync_fn, NULL);
 }
