@@ -167,10 +167,12 @@ rsocket)
 pcap)
 	pair pcap rping -s -a $SERVER_IP -V -C 3 -- \
 		rping -c -a $SERVER_IP -V -C 3 || exit 1
-	# again with a capture on the client
-	start_server pcap2 -- rping -s -a $SERVER_IP -V -C 3 || {
+	# again with a capture on the server: it sends the DREP before it
+	# exits, where the client VM may be gone before the DREP arrives (its
+	# kernel is its process)
+	start_server pcap2 --pcap="$TMP/cm.pcap" -- rping -s -a $SERVER_IP -V -C 3 || {
 		fail "pcap: server"; exit 1; }
-	client pcap2 --pcap="$TMP/cm.pcap" -- rping -c -a $SERVER_IP -V -C 3
+	client pcap2 -- rping -c -a $SERVER_IP -V -C 3
 	wait "$SPID"
 	tshark -r "$TMP/cm.pcap" -Y infiniband.mad -T fields \
 		-e infiniband.mad.attributeid -e ip.src -e udp.dstport \
