@@ -95,9 +95,12 @@ static void test_mr(struct ibv_context *ctx, struct ibv_pd *pd)
 	errno = 0;
 	CHECK(!ibv_reg_mr(pd, buf, 0, IBV_ACCESS_LOCAL_WRITE) && errno == EINVAL,
 	      "zero length: errno %d", errno);
-	/* memory that is not mapped cannot be pinned */
+	/* memory that cannot be accessed cannot be pinned */
+	/*
+	 * No access, kept reserved: an unmapped hole can be filled by the
+	 * process's next mapping (seen under ASan in a Debian 13 root)
+	 */
 	hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(hole, 4096);
 	errno = 0;
 	CHECK(!ibv_reg_mr(pd, hole, 4096, IBV_ACCESS_LOCAL_WRITE) && errno == EFAULT,
 	      "unmapped memory: errno %d", errno);
