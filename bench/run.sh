@@ -94,8 +94,10 @@ device_ir() {	# QUEUES SIZE -> "instr/frame syscalls/frame"
 	"$EMU" -- valgrind --tool=callgrind $VG_TRAP --separate-threads=yes \
 		--callgrind-out-file="$OUT/dev.%p" "$BENCH" --callgrind --size="$size" \
 		--queues="$q" >"$OUT/dev.log" 2>&1 || { cat "$OUT/dev.log" >&2; exit 1; }
-	# the device thread is the process's second thread
-	ir=$(cat "$OUT"/dev.*-02 | sed -n 's/^summary: \([0-9]*\).*/\1/p' | \
+	# the device thread: the thread whose profile has device_main (which
+	# number it has depends on which emulator threads started before it)
+	ir=$(grep -l 'device_main' "$OUT"/dev.*-[0-9]* | xargs cat | \
+		sed -n 's/^summary: \([0-9]*\).*/\1/p' | \
 		awk '{ s += $1 } END { print s }')
 	calls=$(sed -n 's/.* \([0-9.]*\) device syscalls\/frame/\1/p' "$OUT/dev.log" | \
 		awk '{ s += $1; n++ } END { printf "%.3f", n ? s / n : -1 }')
