@@ -6,6 +6,7 @@
  * interposers that run before it.  The state it fills in is core/emu.c's.
  */
 #include "emulator/core/emu.h"
+#include "emulator/core/vm.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -48,6 +49,13 @@ static void load_options(void)
 	if (emu.opts.help)
 		emu_log("%s: --help ignored (launcher only)",
 			MANA_EMU_ENV_OPTIONS);
+	/* --vm: create or join the VM; a joiner takes the VM's options */
+	if (emu.opts.vm[0]) {
+		if (emu_vm_attach(&emu.opts, err, sizeof(err)))
+			emu_die("%s", err);
+		/* stores to pages of other processes' files go to them */
+		trap_set_route_hook(emu_vm_route_doorbell);
+	}
 }
 
 /*
@@ -150,6 +158,7 @@ static void __attribute__((constructor)) emu_constructor(void)
 static void __attribute__((destructor)) emu_destructor(void)
 {
 	emu_device_shutdown();
+	emu_vm_detach();
 	/* Forked children share the tree; only its creator removes it. */
 	if (emu.own_sysfs && emu.sysfs_owner == getpid())
 		mana_emu_sysfs_remove(emu.sysfs_root);

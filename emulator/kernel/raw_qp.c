@@ -24,6 +24,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 
 /*
@@ -245,11 +246,15 @@ static int vport_get(struct emu_pd *pd, unsigned int port)
 			pd->vport_use_count++;
 		return ret;
 	}
-	if (p->netdev_up || p->vport.pd)
+	/* --vm: the netdev and the other processes of the VM too */
+	if (emu_port_netdev_up(port) || p->vport.pd ||
+	    emu_vm_vport_claim(port))
 		return refs ? -EBUSY : -ENODEV;
 	ret = emu_port_attach(port);
-	if (ret)
+	if (ret) {
+		emu_vm_vport_release(port);
 		return ret;
+	}
 	p->vport.pd = pd;
 	pd->vport_port = port;
 	pd->vport_use_count = 1;
@@ -261,6 +266,7 @@ static void vport_put(struct emu_pd *pd)
 	if (--pd->vport_use_count)
 		return;
 	emu_dev.ports[pd->vport_port - 1].vport.pd = NULL;
+	emu_vm_vport_release(pd->vport_port);
 	pd->vport_port = 0;
 }
 
