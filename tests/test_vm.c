@@ -39,7 +39,8 @@
 #include "verbs_traffic.h"
 #include "providers/mana/gdma.h"
 
-#define SHM_ADDR ((void *)0x600000000000ull)	/* both processes map here */
+/* both processes map here: not where ASan's allocator lives (0x6000...) */
+#define SHM_ADDR ((void *)0x500000000000ull)
 #define SHM_SIZE (4u << 20)
 #define FRAMES_OFF (2u << 20)			/* the secondary's frames */
 #define RX_OFF (3u << 20)			/* the primary's RX buffers */
@@ -404,8 +405,11 @@ static void case_primary(const char *path, uint32_t n)
 	CHECK(shm, "shared memory at %p: %s", SHM_ADDR, strerror(errno));
 	ctx = emu_open_mana();
 	CHECK(ctx && !manadv_api_load(&api), "device and manadv");
-	if (!ctx || !api.init_obj || !shm)
+	if (!ctx || !api.init_obj || !shm) {
+		if (ctx)
+			ibv_close_device(ctx);
 		return;
+	}
 	CHECK_ERRNO(api.set_context_attr(ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS,
 					 &al), 0);
 	pd = ibv_alloc_pd(ctx);

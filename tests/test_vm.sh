@@ -14,11 +14,12 @@
 #   fdpass    DPDK multi-process: the uverbs fd passed over SCM_RIGHTS,
 #             frames posted by the receiver on the sender's SQ arrive
 #
-# Usage: test_vm.sh BUILD_DIR TEST_VM CASE
+# Usage: test_vm.sh BUILD_DIR TEST_VM CASE [ASAN_RUNTIME]
 set -u
 BUILD=${1:?build dir}
 PROG=${2:?test_vm}
 CASE=${3:?case}
+RT=${4:-}	# the sanitizer build's runtime, first in LD_PRELOAD
 EMU="$BUILD/bin/mana-emu"
 . "$(dirname "$0")/check.sh"
 
@@ -80,7 +81,7 @@ conflict)
 	timeout 60 "$EMU" --vm=v --ports=2 --verbose -- true 2>/dev/null
 	check "the same value, and a process option of its own" test $? -eq 0
 	# the environment form: the library checks as it joins
-	LD_PRELOAD="$BUILD/lib/libmana-emu.so" \
+	LD_PRELOAD="${RT:+$RT }$BUILD/lib/libmana-emu.so" ASAN_OPTIONS=detect_leaks=0 \
 		MANA_EMU_OPTIONS="--vm=v --kernel=7.2" \
 		timeout 60 touch "$TMP/ran" 2>"$TMP/err2"
 	rc=$?
