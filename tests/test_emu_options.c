@@ -440,8 +440,11 @@ static void test_vm_options(void)
  */
 static void test_vm_join(void)
 {
-	static const char *const bad[] = { "--vm=", "--vm=.x", "--vm=a/b",
-					   "--vm='a b'", "--vm=" "0123456789012345678901234567890123456789012345678901234567890123" };
+	static const char *const bad[] = {
+		"--vm=", "--vm=.x", "--vm=a/b", "--vm='a b'",
+		"--vm=0123456789012345678901234567890123456789"
+		"012345678901234567890123",	/* 64 characters */
+	};
 	struct mana_emu_options vm, me, b;
 	char buf[4096], err[256];
 	size_t i;

@@ -541,7 +541,7 @@ int opt_parse_vm(struct mana_emu_options *opts, const char *val, char *err,
 
 	if (!n || n >= sizeof(opts->vm) || val[0] == '.') {
 		emu_set_err(err, errlen, "--vm: invalid name '%s' (1..%zu "
-			"letters, digits, '.', '_', '-'; not starting with '.')",
+			"letters, digits, '.', '_', '-'; no leading '.')",
 			val, sizeof(opts->vm) - 1);
 		return PARSE_ERR_SET;
 	}

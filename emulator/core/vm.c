@@ -32,11 +32,11 @@
 #define VM_MAX_PROCS 64
 #define VM_MAX_QIDS 4096
 #define VM_MAX_FILES 256
-#define VM_MBOX_SIZE 2048u		/* doorbells per process; power of 2 */
+#define VM_MBOX_SIZE 2048u	/* doorbells per process; power of 2 */
 #define VM_COOKIE_REMOTE (1ull << 63)
 
 struct vm_cell {
-	_Atomic uint64_t seq;		/* == ticket: free; ticket + 1: full */
+	_Atomic uint64_t seq;	/* == ticket: free; ticket + 1: full */
 	uint64_t serial;
 	uint32_t offset, width;
 	uint64_t value;
@@ -44,10 +44,10 @@ struct vm_cell {
 
 struct vm_proc {
 	_Atomic int32_t pid;		/* 0: free slot */
-	uint64_t start_time;		/* /proc/PID/stat: tells a reused pid */
+	uint64_t start_time;	/* /proc/PID/stat: tells a reused pid */
 	_Atomic uint64_t tail;		/* mailbox tickets (producers) */
 	uint64_t head;			/* mailbox consumer (the owner) */
-	_Atomic int sleeping;		/* the owner's device thread armed */
+	_Atomic int sleeping;	/* the owner's device thread armed */
 };
 
 struct vm_qid {
@@ -71,8 +71,8 @@ struct vm_port {
 
 struct vm_shared {
 	uint64_t magic;
-	uint64_t size;			/* sizeof(struct vm_shared): one build */
-	uint64_t vm_id;			/* random: names the wake sockets */
+	uint64_t size;		/* sizeof(struct vm_shared): one build */
+	uint64_t vm_id;		/* random: names the wake sockets */
 	pthread_mutex_t lock;		/* robust, process-shared */
 	struct mana_emu_options opts;	/* the creator's */
 	uint32_t counters[EMU_VM_COUNTERS];
@@ -102,7 +102,7 @@ static void vm_fork_child(void)
 	vm_on = false;
 }
 
-/* ---- helpers ---------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static void *sys_mmap(size_t len, int prot, int flags, int fd)
 {
@@ -221,7 +221,8 @@ static int runtime_dir(char *buf, size_t len)
 	if (mkdir(buf, 0700) && errno != EEXIST)
 		return -errno;
 	/* not a link planted by someone else, and ours alone */
-	fd = emu_libc_open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = emu_libc_open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			   O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (emu_libc_fstat(fd, &st) || st.st_uid != getuid() ||
@@ -575,7 +576,7 @@ int emu_vm_peek(const char *name, struct mana_emu_options *out)
 	return live;
 }
 
-/* ---- numbers --------------------------------------------------------------- */
+/* ---- numbers ------------------------------------------------------------- */
 
 uint32_t emu_vm_next(enum emu_vm_counter c)
 {
@@ -652,7 +653,7 @@ void emu_vm_qid_free(unsigned int type, uint32_t id)
 	vm_unlock();
 }
 
-/* ---- vports and netdevs ------------------------------------------------------ */
+/* ---- vports and netdevs -------------------------------------------------- */
 
 int emu_vm_vport_claim(unsigned int port)
 {
@@ -706,7 +707,7 @@ void emu_vm_netdev_set(unsigned int port, const struct emu_vm_netdev *in)
 	vm_unlock();
 }
 
-/* ---- uverbs files -------------------------------------------------------------- */
+/* ---- uverbs files -------------------------------------------------------- */
 
 uint64_t emu_vm_file_open(unsigned int devnum, bool writable)
 {
@@ -809,7 +810,7 @@ uintptr_t emu_vm_remote_cookie(uint64_t tag)
 	return c;
 }
 
-/* ---- doorbell mailboxes ------------------------------------------------------------ */
+/* ---- doorbell mailboxes -------------------------------------------------- */
 
 static void kick(unsigned int s)
 {

@@ -89,7 +89,7 @@ void emu_vm_vport_release(unsigned int port);
  * The `link` work (ip link set up/down/mtu) sets it through these.
  */
 struct emu_vm_netdev {
-	bool admin_up;		/* IFF_UP: the kernel netdev holds the vport */
+	bool admin_up;	/* IFF_UP: the kernel netdev holds the vport */
 	uint32_t mtu;
 };
 void emu_vm_netdev_get(unsigned int port, struct emu_vm_netdev *out);

@@ -644,7 +644,8 @@ static void received_fds(const struct msghdr *msg)
 
 	if (!emu_vm_active() || !msg->msg_control || !msg->msg_controllen)
 		return;
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+	for (c = CMSG_FIRSTHDR(msg); c;
+	     c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		fds = (int *)CMSG_DATA(c);

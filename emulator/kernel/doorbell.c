@@ -38,7 +38,7 @@
 struct db_orphan {
 	void *page;
 	unsigned int maps;
-	uint64_t tag;		/* --vm: a remote page of this file, else 0 */
+	uint64_t tag;	/* --vm: a remote page of this file, else 0 */
 	struct db_orphan *next;
 };
 

@@ -503,7 +503,8 @@ int emu_file_received(int fd, uint64_t tag)
 			if (ctx->file->vm_tag == tag)
 				return emu_fd_register(fd, EMU_FD_UVERBS,
 						       ctx->file);
-		return -ENOENT;	/* a file without context: nothing to share */
+		/* a file without context: nothing to share */
+		return -ENOENT;
 	}
 	file = calloc(1, sizeof(*file));
 	if (!file)
