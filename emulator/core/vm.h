@@ -86,7 +86,14 @@ void emu_vm_vport_release(unsigned int port);
 
 /*
  * Netdev state of a port (the VF interface): shared by the VM's processes.
- * The `link` work (ip link set up/down/mtu) sets it through these.
+ * A minimal stand-in until the `link` branch's core/netdev.h lands: its
+ * struct emu_netdev_table is plain old data made to live in shared
+ * memory, so on the merge struct vm_shared holds one instead of these
+ * per-port fields, emu_vm_attach() calls emu_netdev_table_init() (the
+ * creator) and emu_netdev_attach() (everyone) on it instead of the run's
+ * tree file, and emu_port_netdev_up() reads emu_netdev_running(); the
+ * vport holder then lives in one place (its vport_pid, or our process
+ * slots, which also tell a reused pid by its start time).
  */
 struct emu_vm_netdev {
 	bool admin_up;	/* IFF_UP: the kernel netdev holds the vport */
