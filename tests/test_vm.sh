@@ -96,8 +96,12 @@ killed)
 	launcher=$!
 	bg+=("$launcher")
 	wait_for "$TMP/sock"
-	timeout 120 "$EMU" --vm=v -- sleep 100 &
+	# a member that has joined (its marker comes after the library's
+	# constructor) before the creator dies
+	timeout 120 "$EMU" --vm=v -- sh -c 'touch "$1"; exec sleep 100' sh \
+		"$TMP/member" &
 	bg+=($!)
+	wait_for "$TMP/member"
 	# kill -9 the creator itself (the launcher's child), holding the vport
 	creator=$(pgrep -x -P "$launcher" test_vm)
 	check "the creator runs ($creator)" test -n "$creator"

@@ -237,7 +237,10 @@ static void release_fd(int fd, enum emu_fd_kind kind)
 		*owned_fd(kind, obj) = fd;
 		if (kind == EMU_FD_UVERBS) {
 			if (emu_verbose())
-				emu_log("close uverbs fd %d: context released", fd);
+				emu_log("close uverbs fd %d: %s", fd,
+					((struct emu_file *)obj)->remote ?
+					"another process's file, let go" :
+					"context released");
 			emu_file_release(obj);
 		} else if (kind == EMU_FD_EVENT) {
 			emu_event_file_app_closed(obj);
