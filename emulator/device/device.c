@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 #include "emulator/lib/quiet_thread.h"
 #include "rc_dev.h"
@@ -99,6 +100,10 @@ static int hwq_id_alloc(enum emu_hwq_type type, uint32_t *id)
 {
 	uint32_t tries;
 
+	/* --vm: ids unique in the VM, as the device's are */
+	if (emu_vm_active())
+		return emu_vm_qid_alloc(type, id_base[type], GDMA_QUEUE_ID_MAX,
+					id);
 	if (!devst.next_id[type])
 		devst.next_id[type] = id_base[type];
 	for (tries = 0; tries < GDMA_QUEUE_ID_MAX; tries++) {
@@ -200,6 +205,7 @@ void emu_hwq_destroy(struct emu_hwq *q)
 	}
 	dev_rx_hold_flush(q);
 	dev_sq_unschedule(q);
+	emu_vm_qid_free(q->type, q->id);
 	hwq_retire(q);
 	free(q->cache);
 	free(q);
@@ -268,12 +274,23 @@ void dev_fatal(const char *why)
 
 static void dev_doorbell(const struct trap_event *ev);
 
+/*
+ * Stores trapped in this process, then (--vm) those other processes of
+ * the VM rang on pages mapped through this process's uverbs files.
+ */
 static unsigned int pop_doorbells(void)
 {
-	struct trap_event ev;
+	struct trap_event ev = { 0 };
 	unsigned int n = 0;
+	uint64_t serial;
 
 	while (n < EVENT_BATCH && !trap_event_pop(&ev)) {
+		dev_doorbell(&ev);
+		n++;
+	}
+	while (n < EVENT_BATCH &&
+	       !emu_vm_mbox_pop(&serial, &ev.offset, &ev.width, &ev.value)) {
+		ev.cookie = (void *)(uintptr_t)serial;
 		dev_doorbell(&ev);
 		n++;
 	}
@@ -422,8 +439,8 @@ static bool device_work(void)
 /* Sleep until a doorbell, a frame, a signal or a stop request. */
 static void device_sleep(int timeout_ms)
 {
-	struct pollfd pfd[2];
-	int tfd = trap_event_fd(), n = 0;
+	struct pollfd pfd[3];
+	int tfd = trap_event_fd(), mfd = emu_vm_mbox_fd(), n = 0;
 	uint64_t v;
 
 	if (tfd >= 0) {
@@ -432,11 +449,22 @@ static void device_sleep(int timeout_ms)
 		pfd[n].fd = tfd;
 		pfd[n++].events = POLLIN;
 	}
+	if (mfd >= 0) {
+		if (emu_vm_mbox_arm()) {
+			if (tfd >= 0)
+				trap_event_disarm();
+			return;
+		}
+		pfd[n].fd = mfd;
+		pfd[n++].events = POLLIN;
+	}
 	pfd[n].fd = devst.wake_fd;
 	pfd[n++].events = POLLIN;
 	emu_libc_poll(pfd, n, timeout_ms);
 	if (tfd >= 0)
 		trap_event_disarm();
+	if (mfd >= 0)
+		emu_vm_mbox_disarm();
 	if (emu_libc_read(devst.wake_fd, &v, sizeof(v)) < 0)
 		v = 0;
 	atomic_fetch_add_explicit(&devst.sleep_syscalls, 2, memory_order_relaxed);

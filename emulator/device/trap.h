@@ -96,6 +96,16 @@ int trap_event_wait(int timeout_ms);
  */
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
 
+/*
+ * Routing (--vm): @fn sees every decoded store first, in the storing
+ * thread, from signal context (async-signal safe, no locks); true means
+ * it took the store (a page of another process's device), which is then
+ * neither queued nor given to the synchronous handler.  NULL: none.
+ */
+typedef bool (*trap_route_fn)(void *cookie, uint32_t offset, uint32_t width,
+			      uint64_t value);
+void trap_set_route_hook(trap_route_fn fn);
+
 /* Called before a foreign SIGSEGV takes its default action (ends us). */
 void trap_set_fatal_hook(void (*fn)(void));
 

@@ -42,6 +42,7 @@ static _Atomic int consumer_sleeping;
 static int event_fd = -1;
 
 static _Atomic(trap_sync_fn) sync_fn;
+static _Atomic(trap_route_fn) route_fn;
 static _Atomic uint64_t sync_seq;
 
 static long sys_write(int fd, const void *buf, size_t len)
@@ -160,9 +161,19 @@ void trap_set_sync_handler(void (*fn)(const struct trap_event *ev))
 	atomic_store(&sync_fn, fn);
 }
 
+void trap_set_route_hook(trap_route_fn fn)
+{
+	atomic_store(&route_fn, fn);
+}
+
 void trap_queue_deliver(struct trap_event *ev)
 {
 	trap_sync_fn fn = atomic_load_explicit(&sync_fn, memory_order_acquire);
+	trap_route_fn route = atomic_load_explicit(&route_fn,
+						   memory_order_relaxed);
+
+	if (route && route(ev->cookie, ev->offset, ev->width, ev->value))
+		return;
 
 	if (fn) {
 		ev->seq = atomic_fetch_add(&sync_seq, 1);
