@@ -21,6 +21,9 @@
 #             set dev VF up` is EBUSY
 #   events    a process blocked in ibv_get_async_event gets PORT_ERR and
 #             PORT_ACTIVE when other processes of the VM flip eth0
+#   rc        Debian's ibv_rc_pingpong server and client in two processes
+#             of the VM on the default loopback wire: their QPNs differ and
+#             every message arrives (--chk)
 #
 # Usage: test_vm.sh BUILD_DIR TEST_VM CASE [ASAN_RUNTIME]
 set -u
@@ -218,6 +221,27 @@ events)
 	wait "$waiter"
 	check "the waiter got PORT_ERR, then PORT_ACTIVE (status $?)" test $? -eq 0
 	cat "$TMP/events"
+	;;
+rc)
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	timeout 120 "$EMU" --vm=v --netdev-up --ip=10.9.0.1/24 -- \
+		ibv_rc_pingpong -d mana_0 -p "$port" --chk -g 1 -n 100 \
+		>"$TMP/srv" 2>&1 &
+	srv=$!
+	bg+=("$srv")
+	# until the server listens (the test's timeout bounds the wait)
+	while ! ss -Hltn "sport = :$port" | grep -q .; do sleep 0.05; done
+	timeout 120 "$EMU" --vm=v -- ibv_rc_pingpong -d mana_0 -p "$port" \
+		--chk -g 1 -n 100 127.0.0.1 >"$TMP/cli" 2>&1
+	check "client (status $?)" test $? -eq 0
+	wait "$srv"
+	check "server (status $?)" test $? -eq 0
+	expect "the client's 100 iterations" "$TMP/cli" '^100 iters in'
+	expect "the server's 100 iterations" "$TMP/srv" '^100 iters in'
+	qpn() { awk '/local address/ { for (i = 1; i < NF; i++) if ($i == "QPN") print $(i + 1) }' "$1"; }
+	check "QPNs differ in the VM ($(qpn "$TMP/srv"), $(qpn "$TMP/cli"))" \
+		test "$(qpn "$TMP/srv")" != "$(qpn "$TMP/cli")"
+	cat "$TMP/srv" "$TMP/cli"
 	;;
 *)
 	echo "unknown case $CASE" >&2

@@ -73,7 +73,7 @@ struct vm_shared {
 	pthread_mutex_t lock;		/* robust, process-shared */
 	struct mana_emu_options opts;	/* the creator's */
 	uint32_t counters[EMU_VM_COUNTERS];
-	uint32_t next_qid[4];
+	uint32_t next_qid[EMU_VM_QID_RC + 1];
 	/* interfaces and vport holders: core/netdev.c, its own lock */
 	struct emu_netdev_table netdev;
 	struct vm_proc procs[VM_MAX_PROCS];
@@ -622,6 +622,15 @@ void emu_vm_qid_free(unsigned int type, uint32_t id)
 		    vm->qids[i].id == id)
 			vm->qids[i].proc = -1;
 	vm_unlock();
+}
+
+int emu_vm_wire_dir(unsigned int port, char *buf, size_t len)
+{
+	if (!emu_vm_active())
+		return -ENODEV;
+	if ((size_t)snprintf(buf, len, "%s.wire%u", vm_path, port) >= len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* ---- netdevs ------------------------------------------------------------ */

@@ -76,6 +76,8 @@ uint32_t emu_vm_next(enum emu_vm_counter c);
 int emu_vm_qid_alloc(unsigned int type, uint32_t base, uint32_t max,
 		     uint32_t *id);
 void emu_vm_qid_free(unsigned int type, uint32_t id);
+/* The type of the RNIC's QP id pairs (the hardware queues' are 1..3). */
+#define EMU_VM_QID_RC 4
 
 /*
  * The VM's interfaces (core/netdev.h): the creator initialised the table
@@ -85,6 +87,12 @@ void emu_vm_qid_free(unsigned int type, uint32_t id);
  * VM's.  NULL without --vm.
  */
 struct emu_netdev_table *emu_vm_netdev_table(void);
+
+/*
+ * The directory of port @port's VM-private virtual switch (a socket:
+ * wire) into @buf: 0, or -ENODEV without --vm, -ENAMETOOLONG.
+ */
+int emu_vm_wire_dir(unsigned int port, char *buf, size_t len);
 
 /*
  * uverbs files.  emu_vm_file_open(): the file's identity (nonzero; 0

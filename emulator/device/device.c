@@ -402,6 +402,8 @@ static unsigned int drain_rxq(void)
 		pthread_mutex_unlock(&devst.rxq_lock);
 		if (took && emu_ports[port - 1].backend)
 			backend_rx_resume(emu_ports[port - 1].backend);
+		if (took && emu_ports[port - 1].vm_wire)
+			backend_rx_resume(emu_ports[port - 1].vm_wire);
 		n += took;
 	}
 	return n;
@@ -598,6 +600,34 @@ static void port_identity(unsigned int port, struct vsw_id *id)
 			id->ngid++;
 }
 
+/*
+ * --vm on the loopback wire: the RNIC's packets (emu_dev_xmit()) also go
+ * to the VM's other processes, whose ports join the VM's own virtual
+ * switch with the same identity, so RC QPs of two processes of one VM
+ * reach each other as on the VM's one RNIC.  Each device drops what it
+ * does not own (a QPN another process made: the VM numbers QPNs).  Raw
+ * frames stay on the loopback ring, as without --vm.
+ */
+static void vm_wire_open(unsigned int port, const char *spec,
+			 const struct vsw_id *id)
+{
+	struct emu_dev_port *v = &emu_ports[port - 1];
+	char dir[256], wire[sizeof(dir) + 8];
+
+	if (strcmp(spec, "loopback") || emu_vm_wire_dir(port, dir, sizeof(dir)))
+		return;
+	snprintf(wire, sizeof(wire), "socket:%s", dir);
+	v->vm_wire = backend_open_id(wire, NULL, port, rx_cb, NULL, id);
+	if (!v->vm_wire) {
+		emu_log("port %u: %s: %s; RC QPs of the VM's other processes "
+			"do not reach this one", port, wire, strerror(errno));
+		return;
+	}
+	backend_set_flow(v->vm_wire, rx_room, tx_ready, NULL);
+	if (emu_verbose())
+		emu_log("port %u: the VM's processes on %s", port, wire);
+}
+
 int emu_port_attach(unsigned int port)
 {
 	struct emu_dev_port *v = &emu_ports[port - 1];
@@ -613,6 +643,7 @@ int emu_port_attach(unsigned int port)
 		return errno ? -errno : -EIO;
 	backend_set_flow(v->backend, rx_room, tx_ready, NULL);
 	v->lb = backend_lb(v->backend);
+	vm_wire_open(port, spec, &id);
 	if (emu_verbose())
 		emu_log("port %u: backend %s%s%s", port, spec,
 			emu.opts.pcap[0] ? ", capture " : "", emu.opts.pcap);
@@ -768,6 +799,9 @@ void emu_dev_xmit(unsigned int port, const void *frame, size_t len)
 	struct emu_dev_port *dp = &emu_ports[port - 1];
 	uint8_t mac[6];
 
+	/* the VM's other processes share the MAC: they get it in any case */
+	if (dp->vm_wire)
+		backend_xmit(dp->vm_wire, frame, len);
 	/*
 	 * RoCE to the port's own MAC (a QP connected to a GID of its own
 	 * port) turns around inside the adapter, as an RNIC loops it back:
