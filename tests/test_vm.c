@@ -313,7 +313,8 @@ static void expect_port_event(struct ibv_context *ctx, enum ibv_event_type want)
 
 static void case_events(const char *dir)
 {
-	struct ibv_context *ctx = emu_open_mana();
+	/* mana_ib binds the RNIC's port 1 to eth0 (manae_0 gets no events) */
+	struct ibv_context *ctx = emu_open_rnic();
 	struct ibv_port_attr pa;
 
 	CHECK(ctx, "open: %s", strerror(errno));
