@@ -62,7 +62,8 @@ set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 	${MANA_EMU_DIR}/core/option_values.c
 	${MANA_EMU_DIR}/core/options_rdma.c ${MANA_EMU_DIR}/core/gid.c
-	${MANA_EMU_DIR}/core/era.c ${MANA_EMU_DIR}/core/netdev.c)
+	${MANA_EMU_DIR}/core/era.c ${MANA_EMU_DIR}/core/netdev.c
+	${MANA_EMU_DIR}/core/vm.c)
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c

@@ -432,6 +432,63 @@ static void test_vm_options(void)
 	      !mana_emu_module_loaded(&a, MANA_EMU_MOD_MANA), "without a device");
 }
 
+/*
+ * --vm=NAME and joining a VM: a valid name round-trips; a joiner's
+ * device options must match the VM's where it gives them (one message
+ * naming the option and both values), are the VM's where it does not, and
+ * its own process options (--verbose, --stats, --fault, --vm) stay.
+ */
+static void test_vm_join(void)
+{
+	static const char *const bad[] = {
+		"--vm=", "--vm=.x", "--vm=a/b", "--vm='a b'",
+		"--vm=0123456789012345678901234567890123456789"
+		"012345678901234567890123",	/* 64 characters */
+	};
+	struct mana_emu_options vm, me, b;
+	char buf[4096], err[256];
+	size_t i;
+
+	mana_emu_options_init(&vm);
+	CHECK(!mana_emu_options_parse_string(&vm, "--vm=v1 --ports=2 "
+		"--mac=00:0d:3a:aa:bb:01 --kernel=7.2", err, sizeof(err)), "%s", err);
+	CHECK(!strcmp(vm.vm, "v1"), "name '%s'", vm.vm);
+	mana_emu_options_format(&vm, buf, sizeof(buf));
+	mana_emu_options_init(&b);
+	CHECK(strstr(buf, "--vm=v1") &&
+	      !mana_emu_options_parse_string(&b, buf, err, sizeof(err)) &&
+	      !memcmp(&vm, &b, sizeof(vm)), "round trip '%s'", buf);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mana_emu_options_init(&b);
+		CHECK(mana_emu_options_parse_string(&b, bad[i], err, sizeof(err)) &&
+		      strstr(err, "--vm"), "'%s' accepted: %s", bad[i], err);
+	}
+	/* the same value where given, the VM's elsewhere, its own options kept */
+	mana_emu_options_init(&me);
+	CHECK(!mana_emu_options_parse_string(&me, "--vm=v1 --ports=2 --verbose "
+		"--fault=drop-cqe=3", err, sizeof(err)), "%s", err);
+	CHECK(!mana_emu_options_vm_merge(&vm, &me, mana_emu_options_given(), err,
+					 sizeof(err)), "merge: %s", err);
+	CHECK(me.ports == 2 && me.mac[4] == 0xbb && me.kernel == vm.kernel &&
+	      me.verbose && me.fault_drop_cqe == 3 && !strcmp(me.vm, "v1"),
+	      "merged options");
+	/* a contradiction: the option and both values, the options untouched */
+	mana_emu_options_init(&me);
+	CHECK(!mana_emu_options_parse_string(&me, "--vm=v1 --era=split",
+					     err, sizeof(err)), "%s", err);
+	CHECK(mana_emu_options_vm_merge(&vm, &me, mana_emu_options_given(), err,
+					sizeof(err)) == MANA_EMU_OPT_ERROR &&
+	      !strcmp(err, "--vm=v1: --kernel: this process asks for "
+		      "'--kernel=7.0', the VM has '--kernel=7.2'"), "'%s'", err);
+	CHECK(me.ports == 1, "a failed merge leaves the options");
+	mana_emu_options_init(&me);
+	CHECK(!mana_emu_options_parse_string(&me, "--vm=v1 --netdev-up",
+					     err, sizeof(err)), "%s", err);
+	CHECK(mana_emu_options_vm_merge(&vm, &me, mana_emu_options_given(), err,
+					sizeof(err)) &&
+	      strstr(err, "'--netdev-up', the VM has '(default)'"), "'%s'", err);
+}
+
 static void test_port_mac(void)
 {
 	static const struct {
@@ -695,6 +752,7 @@ int main(void)
 	test_argv_stop();
 	test_format();
 	test_vm_options();
+	test_vm_join();
 	test_port_mac();
 	test_usage();
 	test_fidelity_options();

@@ -6,14 +6,18 @@
 #include "netdev.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
 #include <linux/futex.h>
 #include <linux/if.h>
+
+#include "emulator/lib/libc.h"
 
 static struct emu_netdev_table *table;
 static emu_netdev_listener_t listener;
@@ -143,10 +147,59 @@ static bool running(const struct emu_netdev *nd)
 	return (nd->flags & IFF_UP) && nd->carrier;
 }
 
-/* A vport holder that is gone (killed, or ended without closing) holds nothing. */
-static bool holder_live(int32_t pid)
+uint64_t emu_proc_start_time(int32_t pid)
 {
-	return pid > 0 && (!kill(pid, 0) || errno != ESRCH);
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = emu_libc_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = emu_libc_read(fd, buf, sizeof(buf) - 1);
+	emu_libc_close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* the command may hold spaces and ")": field 3 follows the last ")" */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &v) != 1)
+		return 0;
+	return v;
+}
+
+/* Ours, read once per process (a forked child has its own). */
+static uint64_t own_start_time(int32_t pid)
+{
+	static int32_t cached_pid;
+	static uint64_t cached;
+
+	if (pid != getpid())
+		return emu_proc_start_time(pid);
+	if (__atomic_load_n(&cached_pid, __ATOMIC_ACQUIRE) != pid) {
+		cached = emu_proc_start_time(pid);
+		__atomic_store_n(&cached_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cached;
+}
+
+/*
+ * A vport holder that is gone (killed, or ended without closing) holds
+ * nothing; nor does a process that took over its pid since.
+ */
+static bool holder_live(const struct emu_netdev *nd)
+{
+	int32_t pid = nd->vport_pid;
+
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	return emu_proc_start_time(pid) == nd->vport_start;
 }
 
 static bool ifindex_ok(const struct emu_netdev_table *t, unsigned int ifindex)
@@ -157,17 +210,17 @@ static bool ifindex_ok(const struct emu_netdev_table *t, unsigned int ifindex)
 int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd)
 {
 	struct emu_netdev_table *t = table;
-	struct emu_netdev *cur;
+	struct emu_netdev *cur, holder;
 	uint32_t changes;
-	int32_t holder;
+	bool held;
 
 	if (!ifindex_ok(t, ifindex))
 		return -ENODEV;
 	table_lock(t);
 	cur = &t->dev[ifindex - 1];
-	holder = cur->vport_pid;
-	if ((nd->flags & IFF_UP) && !(cur->flags & IFF_UP) &&
-	    holder_live(holder)) {
+	holder = *cur;
+	held = holder_live(&holder);
+	if ((nd->flags & IFF_UP) && !(cur->flags & IFF_UP) && held) {
 		table_unlock(t);
 		return -EBUSY;
 	}
@@ -176,7 +229,8 @@ int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd)
 		changes++;
 	*cur = *nd;
 	cur->running_changes = changes;
-	cur->vport_pid = holder_live(holder) ? holder : 0;
+	cur->vport_pid = held ? holder.vport_pid : 0;
+	cur->vport_start = held ? holder.vport_start : 0;
 	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
 	table_unlock(t);
 	futex_wake_all(&t->generation);
@@ -187,6 +241,7 @@ int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd)
 int emu_netdev_vport_claim(unsigned int ifindex, int32_t pid)
 {
 	struct emu_netdev_table *t = table;
+	uint64_t start = own_start_time(pid);
 	struct emu_netdev *cur;
 	int ret = 0;
 
@@ -195,10 +250,13 @@ int emu_netdev_vport_claim(unsigned int ifindex, int32_t pid)
 	table_lock(t);
 	cur = &t->dev[ifindex - 1];
 	if ((cur->flags & IFF_UP) ||
-	    (cur->vport_pid != pid && holder_live(cur->vport_pid)))
+	    ((cur->vport_pid != pid || cur->vport_start != start) &&
+	     holder_live(cur))) {
 		ret = -EBUSY;
-	else
+	} else {
 		cur->vport_pid = pid;
+		cur->vport_start = start;
+	}
 	table_unlock(t);
 	return ret;
 }
@@ -210,8 +268,10 @@ void emu_netdev_vport_release(unsigned int ifindex, int32_t pid)
 	if (!ifindex_ok(t, ifindex))
 		return;
 	table_lock(t);
-	if (t->dev[ifindex - 1].vport_pid == pid)
+	if (t->dev[ifindex - 1].vport_pid == pid) {
 		t->dev[ifindex - 1].vport_pid = 0;
+		t->dev[ifindex - 1].vport_start = 0;
+	}
 	table_unlock(t);
 }
 
@@ -235,6 +295,7 @@ void emu_netdev_sync(void)
 	for (i = 0; i < n && i < seen_count; i++) {
 		/* who holds a vport is no news to the listener */
 		now[i].vport_pid = seen[i].vport_pid;
+		now[i].vport_start = seen[i].vport_start;
 		if (!memcmp(&now[i], &seen[i], sizeof(now[i])))
 			continue;
 		old = seen[i];

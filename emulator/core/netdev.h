@@ -31,7 +31,7 @@
 
 /* lo, one synthetic interface and one VF per port */
 #define EMU_NETDEV_MAX (1 + 2 * MANA_EMU_MAX_PORTS)
-#define EMU_NETDEV_MAGIC 0x6e657464u	/* "netd", version 1 */
+#define EMU_NETDEV_MAGIC 0x6e657402u	/* "ne", version 2 */
 /* The run's shared table, in the root of its sysfs tree. */
 #define EMU_NETDEV_FILE ".mana-emu-netdev"
 
@@ -48,12 +48,15 @@ struct emu_netdev {
 	 * A VF's vport (mana_port_context's vport_use_count): the process
 	 * whose raw QP configured it (mana_ib's mana_cfg_vport), 0 if none.
 	 * Never together with IFF_UP (mana_open configures it for the
-	 * kernel).  A holder that died without releasing holds nothing.
+	 * kernel).  A holder that died without releasing holds nothing:
+	 * the pid alone would not say so once the pid is reused, so its
+	 * start time (emu_proc_start_time()) is kept with it.
 	 */
 	int32_t vport_pid;
 	uint8_t carrier;	/* netif_carrier_ok() */
 	uint8_t operstate;	/* IF_OPER_* */
 	uint8_t reserved[2];
+	uint64_t vport_start;
 };
 
 struct emu_netdev_table {
@@ -102,6 +105,12 @@ int emu_netdev_set(unsigned int ifindex, const struct emu_netdev *nd);
 int emu_netdev_vport_claim(unsigned int ifindex, int32_t pid);
 /* Give it back, if @pid holds it. */
 void emu_netdev_vport_release(unsigned int ifindex, int32_t pid);
+/*
+ * Process @pid's start time (/proc/PID/stat field 22, clock ticks), 0 if
+ * it is gone: with the pid, a process's identity that a reused pid does
+ * not take over (the vport holders here, core/vm.c's process table).
+ */
+uint64_t emu_proc_start_time(int32_t pid);
 
 /* Called per changed interface with the state this process saw before. */
 typedef void (*emu_netdev_listener_t)(unsigned int ifindex,

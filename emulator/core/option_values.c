@@ -529,3 +529,37 @@ int opt_check_out_path(const char *path, const char *name, char *err,
 		    strerror(e));
 	return MANA_EMU_OPT_ERROR;
 }
+
+/*
+ * --vm=NAME: a file name in the per-user runtime directory, so letters,
+ * digits, '.', '_' and '-', not starting with '.'.
+ */
+int opt_parse_vm(struct mana_emu_options *opts, const char *val, char *err,
+		 size_t errlen)
+{
+	size_t i, n = strlen(val);
+
+	if (!n || n >= sizeof(opts->vm) || val[0] == '.') {
+		emu_set_err(err, errlen, "--vm: invalid name '%s' (1..%zu "
+			"letters, digits, '.', '_', '-'; no leading '.')",
+			val, sizeof(opts->vm) - 1);
+		return PARSE_ERR_SET;
+	}
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)val[i]) && val[i] != '.' &&
+		    val[i] != '_' && val[i] != '-') {
+			emu_set_err(err, errlen, "--vm: invalid name '%s' "
+				"(letters, digits, '.', '_', '-' only)", val);
+			return PARSE_ERR_SET;
+		}
+	}
+	memcpy(opts->vm, val, n + 1);
+	return 0;
+}
+
+int opt_format_vm(const struct mana_emu_options *opts, char *buf, size_t len)
+{
+	if (!opts->vm[0])
+		return 0;
+	return snprintf(buf, len, "--vm=%s", opts->vm);
+}

@@ -44,6 +44,7 @@ struct opt_def {
 	int (*format_words)(const struct mana_emu_options *opts, char *buf,
 			    size_t len);
 	bool no_format;		/* not part of the normalised string */
+	bool local;		/* the process's own, not the --vm VM's */
 	const char *metavar;
 	const char *help;
 };
@@ -63,7 +64,8 @@ static const struct opt_choice transport_choices[] = {
 #define FIELD(f) offsetof(struct mana_emu_options, f)
 
 static const struct opt_def opt_table[] = {
-	{ .name = "provider", .kind = OPT_ENUM, .offset = FIELD(provider),
+	{ .name = "provider", .local = true,
+	  .kind = OPT_ENUM, .offset = FIELD(provider),
 	  .choices = provider_choices, .metavar = "ours|system",
 	  .help = "who serves the device: ours (lib/libmana.so.1,\n"
 		  "                                 registered first) or the "
@@ -91,9 +93,11 @@ static const struct opt_def opt_table[] = {
 	  .format_words = opt_format_backend, .metavar = "[PORT:]SPEC",
 	  .help = "wire of every port, or of PORT: loopback (default),\n"
 		  "                                 null, socket:PATH, tap:IFNAME" },
-	{ .name = "pcap", .kind = OPT_PATH, .offset = FIELD(pcap), .metavar = "FILE",
+	{ .name = "pcap", .local = true,
+	  .kind = OPT_PATH, .offset = FIELD(pcap), .metavar = "FILE",
 	  .help = "capture every port's frames to FILE (pcap)" },
-	{ .name = "stats", .kind = OPT_PATH, .offset = FIELD(stats), .metavar = "FILE",
+	{ .name = "stats", .local = true,
+	  .kind = OPT_PATH, .offset = FIELD(stats), .metavar = "FILE",
 	  .help = "write queue and port counters to FILE at exit\n"
 		  "                                 (also " MANA_EMU_ENV_STATS
 		  "=FILE)" },
@@ -103,19 +107,22 @@ static const struct opt_def opt_table[] = {
 	  .format_words = opt_format_rx_hold, .metavar = "N",
 	  .help = "frames an RQ without posted WQEs holds before it\n"
 		  "                                 drops (0..65536, default 4096)" },
-	{ .name = "fault", .kind = OPT_CUSTOM, .parse = opt_parse_fault,
+	{ .name = "fault", .local = true,
+	  .kind = OPT_CUSTOM, .parse = opt_parse_fault,
 	  .format_words = opt_format_fault, .metavar = "NAME=N[,...]",
 	  .help = "fatal-after=N: device fatal after N frames sent;\n"
 		  "                                 drop-cqe=N: withhold the Nth CQE;\n"
 		  "                                 fail-cmd=N|NAME:ERRNO: fail the Nth uverbs\n"
 		  "                                 command, or the first named NAME" },
-	{ .name = "verbose", .kind = OPT_FLAG, .offset = FIELD(verbose),
+	{ .name = "verbose", .local = true,
+	  .kind = OPT_FLAG, .offset = FIELD(verbose),
 	  .help = "log every emulated kernel command to stderr" },
 	{ .name = "rss-hash", .kind = OPT_CUSTOM, .parse = opt_parse_rss_hash,
 	  .format_words = opt_format_rss_hash, .metavar = "device|mask",
 	  .help = "RSS input: device (default: 4-tuple for TCP/UDP,\n"
 		  "                                 else IP pair) or the QP's fields mask" },
-	{ .name = "help", .short_name = 'h', .kind = OPT_FLAG,
+	{ .name = "help", .short_name = 'h', .local = true,
+	  .kind = OPT_FLAG,
 	  .offset = FIELD(help), .no_format = true,
 	  .help = "show this help" },
 	{ .name = "no-module", .kind = OPT_CUSTOM, .parse = opt_parse_no_module,
@@ -146,9 +153,22 @@ static const struct opt_def opt_table[] = {
 	{ .name = "era", .kind = OPT_CUSTOM, .parse = mana_emu_parse_era,
 	  .metavar = "single|split", .no_format = true,
 	  .help = "older name: single = --kernel=6.14, split = --kernel=7.0" },
+	{ .name = "vm", .local = true, .kind = OPT_CUSTOM, .parse = opt_parse_vm,
+	  .format_words = opt_format_vm, .metavar = "NAME",
+	  .help = "join the emulated VM NAME (made by the first process\n"
+		  "                                 naming it, with its options)" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+_Static_assert(OPT_COUNT <= 64, "mana_emu_options_given() has 64 bits");
+
+/* rows the last parse saw (start-up only: one thread) */
+static uint64_t opt_given;
+
+uint64_t mana_emu_options_given(void)
+{
+	return opt_given;
+}
 
 void mana_emu_options_init(struct mana_emu_options *opts)
 {
@@ -301,6 +321,9 @@ static int parse_one(struct mana_emu_options *opts, const char *word,
 		emu_set_err(err, errlen, "unknown option '%s'", word);
 		return MANA_EMU_OPT_ERROR;
 	}
+	/* --era is another spelling of --kernel */
+	opt_given |= 1ull << (strcmp(def->name, "era") ? def - opt_table :
+				find_long("kernel", 6) - opt_table);
 	if (def->kind == OPT_FLAG) {
 		if (val) {
 			emu_set_err(err, errlen, "--%s does not take a value",
@@ -345,6 +368,7 @@ int mana_emu_options_parse_argv(struct mana_emu_options *opts, int argc,
 {
 	int i = 0;
 
+	opt_given = 0;
 	while (i < argc) {
 		const char *word = argv[i];
 		bool used_next;
@@ -504,6 +528,60 @@ int mana_emu_options_format(const struct mana_emu_options *opts, char *buf,
 		append(buf, len, &used, piece);
 	}
 	return used;
+}
+
+/* One row as the normalised string writes it ("" when it writes nothing). */
+static void format_row(const struct mana_emu_options *opts,
+		       const struct opt_def *def, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (def->format_words)
+		def->format_words(opts, buf, len);
+	else if (format_one(opts, def, buf, len) <= 0)
+		buf[0] = 0;
+}
+
+int mana_emu_options_vm_merge(const struct mana_emu_options *vm,
+			      struct mana_emu_options *mine, uint64_t given,
+			      char *err, size_t errlen)
+{
+	static __thread char a[MANA_EMU_MAX_PORTS * (MANA_EMU_SPEC_MAX + 16) +
+			       2 * MANA_EMU_PATH_MAX];
+	static __thread char b[sizeof(a)];
+	struct mana_emu_options merged = *vm;
+	size_t i;
+
+	for (i = 0; i < OPT_COUNT; i++) {
+		const struct opt_def *def = &opt_table[i];
+
+		if (def->local || def->no_format || !(given >> i & 1))
+			continue;
+		format_row(mine, def, a, sizeof(a));
+		format_row(vm, def, b, sizeof(b));
+		if (!strcmp(a, b))
+			continue;
+		emu_set_err(err, errlen, "--vm=%s: --%s: this process asks for "
+			"'%s', the VM has '%s'", mine->vm, def->name,
+			a[0] ? a : "(default)", b[0] ? b : "(default)");
+		return MANA_EMU_OPT_ERROR;
+	}
+	/* the process's own options stay */
+	merged.provider = mine->provider;
+	merged.verbose = mine->verbose;
+	merged.help = mine->help;
+	memcpy(merged.pcap, mine->pcap, sizeof(merged.pcap));
+	memcpy(merged.stats, mine->stats, sizeof(merged.stats));
+	merged.fault_fatal_after = mine->fault_fatal_after;
+	merged.fault_drop_cqe = mine->fault_drop_cqe;
+	merged.fault_drop_roce = mine->fault_drop_roce;
+	merged.fault_reorder_roce = mine->fault_reorder_roce;
+	merged.fault_fail_cmd = mine->fault_fail_cmd;
+	merged.fault_fail_errno = mine->fault_fail_errno;
+	memcpy(merged.fault_fail_name, mine->fault_fail_name,
+	       sizeof(merged.fault_fail_name));
+	memcpy(merged.vm, mine->vm, sizeof(merged.vm));
+	*mine = merged;
+	return 0;
 }
 
 void mana_emu_options_usage(FILE *out, const char *prog)

@@ -27,6 +27,7 @@
 #define MANA_EMU_MAX_IPS 32		/* --ip addresses over all ports */
 #define MANA_EMU_MAX_PORT_IPS 15	/* per port: the GID table holds 16 */
 #define MANA_EMU_MTU_DEFAULT 1500
+#define MANA_EMU_VM_NAME_MAX 64
 
 enum mana_emu_provider {
 	MANA_EMU_PROVIDER_OURS,
@@ -93,6 +94,8 @@ struct mana_emu_options {
 	struct mana_emu_ip ips[MANA_EMU_MAX_IPS];
 	unsigned int mtu;
 	unsigned int kernel;		/* enum emu_kernel (core/era.h) */
+	/* --vm=NAME: the emulated VM this process joins ("" = its own) */
+	char vm[MANA_EMU_VM_NAME_MAX];
 };
 
 /* Kernel modules the emulated VM can lack (--no-module=). */
@@ -165,6 +168,25 @@ int mana_emu_options_format(const struct mana_emu_options *opts, char *buf,
 
 void mana_emu_options_usage(FILE *out, const char *prog);
 
+/*
+ * --vm: a process joins a VM made with @vm's options.  Every option of
+ * the VM (all but --provider, --verbose, --pcap, --stats, --fault and --vm
+ * itself, which are the process's own) that @mine gave explicitly must
+ * have the VM's value (@given: mana_emu_options_given()): else
+ * MANA_EMU_OPT_ERROR and one line in err naming
+ * the option and both values.  On success @mine takes the VM's values and
+ * keeps its own process options.
+ */
+int mana_emu_options_vm_merge(const struct mana_emu_options *vm,
+			      struct mana_emu_options *mine, uint64_t given,
+			      char *err, size_t errlen);
+/*
+ * The options the last parse (argv or string, at start-up) gave
+ * explicitly: one bit per row of the option table, for the merge above.
+ * Kept outside the options so that equal options compare equal.
+ */
+uint64_t mana_emu_options_given(void);
+
 /* MAC of port (1-based): port 1's MAC plus port - 1, carried across bytes. */
 void mana_emu_port_mac(const struct mana_emu_options *opts, unsigned int port,
 		       uint8_t mac[6]);
@@ -213,6 +235,7 @@ OPT_VALUE(no_module);
 OPT_VALUE(uverbs_mode);
 OPT_VALUE(hugepages);
 OPT_VALUE(rss_hash);
+OPT_VALUE(vm);
 
 /*
  * options_rdma.c: the RDMA options (--ip, --mtu, --kernel, --era), parsers and

@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 #include "emulator/lib/quiet_thread.h"
 #include "rc_dev.h"
@@ -97,6 +98,10 @@ static int hwq_id_alloc(enum emu_hwq_type type, uint32_t *id)
 {
 	uint32_t tries;
 
+	/* --vm: ids unique in the VM, as the device's are */
+	if (emu_vm_active())
+		return emu_vm_qid_alloc(type, id_base[type], GDMA_QUEUE_ID_MAX,
+					id);
 	if (!devst.next_id[type])
 		devst.next_id[type] = id_base[type];
 	for (tries = 0; tries < GDMA_QUEUE_ID_MAX; tries++) {
@@ -198,6 +203,7 @@ void emu_hwq_destroy(struct emu_hwq *q)
 	}
 	dev_rx_hold_flush(q);
 	dev_sq_unschedule(q);
+	emu_vm_qid_free(q->type, q->id);
 	hwq_retire(q);
 	free(q->cache);
 	free(q);
@@ -266,12 +272,23 @@ void dev_fatal(const char *why)
 
 static void dev_doorbell(const struct trap_event *ev);
 
+/*
+ * Stores trapped in this process, then (--vm) those other processes of
+ * the VM rang on pages mapped through this process's uverbs files.
+ */
 static unsigned int pop_doorbells(void)
 {
-	struct trap_event ev;
+	struct trap_event ev = { 0 };
 	unsigned int n = 0;
+	uint64_t serial;
 
 	while (n < EVENT_BATCH && !trap_event_pop(&ev)) {
+		dev_doorbell(&ev);
+		n++;
+	}
+	while (n < EVENT_BATCH &&
+	       !emu_vm_mbox_pop(&serial, &ev.offset, &ev.width, &ev.value)) {
+		ev.cookie = (void *)(uintptr_t)serial;
 		dev_doorbell(&ev);
 		n++;
 	}
@@ -383,6 +400,8 @@ static unsigned int drain_rxq(void)
 		pthread_mutex_unlock(&devst.rxq_lock);
 		if (took && emu_ports[port - 1].backend)
 			backend_rx_resume(emu_ports[port - 1].backend);
+		if (took && emu_ports[port - 1].vm_wire)
+			backend_rx_resume(emu_ports[port - 1].vm_wire);
 		n += took;
 	}
 	return n;
@@ -467,6 +486,22 @@ static void *device_main(void *arg)
 }
 
 /*
+ * --vm: the device thread sleeps on this process's wake word in the VM's
+ * segment, which the other processes' doorbells (the mailbox) wake as
+ * well as our own stores and kicks do.
+ */
+static void share_wake_word(void)
+{
+	_Atomic uint32_t *word;
+	_Atomic int *sleeping;
+
+	if (emu_vm_wake_word(&word, &sleeping))
+		trap_event_share(NULL, NULL, NULL);
+	else
+		trap_event_share(word, sleeping, emu_vm_mbox_ready);
+}
+
+/*
  * Started with the first hardware queue; a stop request is cancelled.  The
  * application's asynchronous signals are not ours to take, and its thread
  * that creates the queue may be pinned to one core (DPDK's main lcore):
@@ -483,6 +518,7 @@ static void device_start(void)
 		devst.sigusr2_done = true;
 		install_sigusr2();
 	}
+	share_wake_word();
 	if (!emu_thread_create(&t, device_main, NULL, true))
 		devst.running = true;
 	else
@@ -565,6 +601,34 @@ static void port_identity(unsigned int port, struct vsw_id *id)
 			id->ngid++;
 }
 
+/*
+ * --vm on the loopback wire: the RNIC's packets (emu_dev_xmit()) also go
+ * to the VM's other processes, whose ports join the VM's own virtual
+ * switch with the same identity, so RC QPs of two processes of one VM
+ * reach each other as on the VM's one RNIC.  Each device drops what it
+ * does not own (a QPN another process made: the VM numbers QPNs).  Raw
+ * frames stay on the loopback ring, as without --vm.
+ */
+static void vm_wire_open(unsigned int port, const char *spec,
+			 const struct vsw_id *id)
+{
+	struct emu_dev_port *v = &emu_ports[port - 1];
+	char dir[256], wire[sizeof(dir) + 8];
+
+	if (strcmp(spec, "loopback") || emu_vm_wire_dir(port, dir, sizeof(dir)))
+		return;
+	snprintf(wire, sizeof(wire), "socket:%s", dir);
+	v->vm_wire = backend_open_id(wire, NULL, port, rx_cb, NULL, id);
+	if (!v->vm_wire) {
+		emu_log("port %u: %s: %s; RC QPs of the VM's other processes "
+			"do not reach this one", port, wire, strerror(errno));
+		return;
+	}
+	backend_set_flow(v->vm_wire, rx_room, tx_ready, NULL);
+	if (emu_verbose())
+		emu_log("port %u: the VM's processes on %s", port, wire);
+}
+
 int emu_port_attach(unsigned int port)
 {
 	struct emu_dev_port *v = &emu_ports[port - 1];
@@ -580,6 +644,7 @@ int emu_port_attach(unsigned int port)
 		return errno ? -errno : -EIO;
 	backend_set_flow(v->backend, rx_room, tx_ready, NULL);
 	v->lb = backend_lb(v->backend);
+	vm_wire_open(port, spec, &id);
 	if (emu_verbose())
 		emu_log("port %u: backend %s%s%s", port, spec,
 			emu.opts.pcap[0] ? ", capture " : "", emu.opts.pcap);
@@ -751,6 +816,9 @@ void emu_dev_xmit(unsigned int port, const void *frame, size_t len)
 	struct emu_dev_port *dp = &emu_ports[port - 1];
 	uint8_t mac[6];
 
+	/* the VM's other processes share the MAC: they get it in any case */
+	if (dp->vm_wire)
+		backend_xmit(dp->vm_wire, frame, len);
 	/*
 	 * RoCE to the port's own MAC (a QP connected to a GID of its own
 	 * port) turns around inside the adapter, as an RNIC loops it back:

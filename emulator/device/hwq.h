@@ -102,6 +102,11 @@ struct emu_port_rx {
 struct emu_dev_port {
 	struct backend *backend;	/* opened with the first queue, kept */
 	struct backend_lb *lb;		/* its inline ring (loopback), or NULL */
+	/*
+	 * --vm on loopback: the VM's other processes' ports, on a virtual
+	 * switch of the VM's own; the RNIC's packets go there too
+	 */
+	struct backend *vm_wire;
 	/* frames through lb not yet counted in the backend (cut: sent and
 	 * received past the ring) */
 	uint64_t lb_tx_frames, lb_tx_bytes, lb_cut_frames, lb_cut_bytes;

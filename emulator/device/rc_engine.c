@@ -27,6 +27,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/gid.h"
+#include "emulator/core/vm.h"
 #include "emulator/mana_emu.h"
 #include "device.h"
 #include "rc_dev.h"
@@ -340,7 +341,7 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 			struct emu_rc_qp_hw **out, uint32_t ids[EMU_RC_QUEUES])
 {
 	struct emu_rc_qp_hw *qp;
-	uint32_t send_base, recv_base, tries;
+	uint32_t send_base, recv_base = 0, tries;
 	unsigned int i;
 	int ret;
 
@@ -361,8 +362,23 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 		free(qp);
 		return -ENOMEM;
 	}
-	/* a fresh id pair not in use (wraps within the 22-bit spaces) */
-	for (tries = 0;; tries++) {
+	/*
+	 * a fresh id pair not in use (wraps within the 22-bit spaces); with
+	 * --vm not in use in the VM: the QPN names the QP on the VM's wire
+	 */
+	if (emu_vm_active()) {
+		uint32_t k;
+
+		ret = emu_vm_qid_alloc(EMU_VM_QID_RC, 1, SEND_BASE / 4 - 1, &k);
+		if (ret) {
+			free(qp->msgs);
+			free(qp);
+			return ret;
+		}
+		rc.next_base = k * 4;
+		recv_base = RECV_BASE + rc.next_base;
+	}
+	for (tries = 0; !emu_vm_active(); tries++) {
 		if (tries > SEND_BASE / 4) {
 			free(qp->msgs);
 			free(qp);
@@ -555,6 +571,7 @@ void emu_rc_qp_hw_destroy(struct emu_rc_qp_hw *qp)
 			break;
 		}
 	emu_rc_nqps--;
+	emu_vm_qid_free(EMU_VM_QID_RC, (qp->qpn - RECV_BASE) / 4);
 	qp_retire(qp);
 	free(qp->msgs);
 	free(qp);

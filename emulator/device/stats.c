@@ -209,7 +209,9 @@ void emu_device_shutdown(void)
 		return;		/* still inside the queues: leave it all */
 	for (p = 1; p <= emu.opts.ports; p++) {
 		backend_close(emu_ports[p - 1].backend);
+		backend_close(emu_ports[p - 1].vm_wire);
 		emu_ports[p - 1].backend = NULL;
+		emu_ports[p - 1].vm_wire = NULL;
 		emu_ports[p - 1].lb = NULL;
 	}
 }

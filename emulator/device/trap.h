@@ -95,6 +95,15 @@ void trap_event_kick(void);
 uint64_t trap_event_wake_calls(void);
 
 /*
+ * Sleep on @word with @sleeping as the flag instead (shared futex, for
+ * words in memory other processes map and wake; @ready: other work that
+ * keeps the consumer awake), or on our own again with NULLs.  Only while
+ * the consumer is not running.
+ */
+void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
+		      bool (*ready)(void));
+
+/*
  * Synchronous mode: with @fn set, the handler calls it in the storing
  * thread, from signal context, instead of queueing.  @fn must be
  * async-signal-safe in practice: no locks the application may hold, no
@@ -102,6 +111,16 @@ uint64_t trap_event_wake_calls(void);
  * returns to queueing.
  */
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
+
+/*
+ * Routing (--vm): @fn sees every decoded store first, in the storing
+ * thread, from signal context (async-signal safe, no locks); true means
+ * it took the store (a page of another process's device), which is then
+ * neither queued nor given to the synchronous handler.  NULL: none.
+ */
+typedef bool (*trap_route_fn)(void *cookie, uint32_t offset, uint32_t width,
+			      uint64_t value);
+void trap_set_route_hook(trap_route_fn fn);
 
 /* Called before a foreign SIGSEGV takes its default action (ends us). */
 void trap_set_fatal_hook(void (*fn)(void));

@@ -46,21 +46,30 @@ static uint64_t ring_head;		/* consumer only */
  * consumer_sleeping set (after a full fence, Dekker-style against the
  * consumer's) clears it, bumps wake_word and wakes the futex.
  */
-static _Atomic uint32_t wake_word;
-static _Atomic int consumer_sleeping;
+static _Atomic uint32_t own_wake_word;
+static _Atomic int own_sleeping;
+/*
+ * Where the consumer sleeps: our own words, or (--vm) its slot's in the
+ * VM's segment, which other processes wake too; see trap_event_share().
+ */
+static _Atomic uint32_t *wake_word = &own_wake_word;
+static _Atomic int *consumer_sleeping = &own_sleeping;
+static int futex_private = FUTEX_PRIVATE_FLAG;
+static bool (*other_ready)(void);
 static _Atomic int kicked;		/* trap_event_kick() since last wait */
 static _Atomic uint64_t wake_calls;	/* FUTEX_WAKE system calls made */
 
 static _Atomic(trap_sync_fn) sync_fn;
+static _Atomic(trap_route_fn) route_fn;
 static _Atomic uint64_t sync_seq;
 
 static void wake_consumer(void)
 {
-	if (atomic_exchange(&consumer_sleeping, 0)) {
-		atomic_fetch_add(&wake_word, 1);
+	if (atomic_exchange(consumer_sleeping, 0)) {
+		atomic_fetch_add(wake_word, 1);
 		atomic_fetch_add_explicit(&wake_calls, 1, memory_order_relaxed);
-		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
+		syscall(SYS_futex, wake_word, FUTEX_WAKE | futex_private, 1,
+			NULL, NULL, 0);
 	}
 }
 
@@ -82,7 +91,7 @@ static void ring_push(const struct trap_event *ev)
 	atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
 	/* pairs with the fence in trap_event_arm(): one of us sees the other */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&consumer_sleeping, memory_order_relaxed))
+	if (atomic_load_explicit(consumer_sleeping, memory_order_relaxed))
 		wake_consumer();
 }
 
@@ -121,7 +130,7 @@ void trap_event_kick(void)
 	atomic_store(&kicked, 1);
 	/* pairs with the fence in trap_event_arm(), as in ring_push() */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&consumer_sleeping, memory_order_relaxed))
+	if (atomic_load_explicit(consumer_sleeping, memory_order_relaxed))
 		wake_consumer();
 }
 
@@ -132,10 +141,11 @@ uint64_t trap_event_wake_calls(void)
 
 int trap_event_arm(void)
 {
-	atomic_store(&consumer_sleeping, 1);
+	atomic_store(consumer_sleeping, 1);
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_exchange(&kicked, 0) || ring_ready()) {
-		atomic_store(&consumer_sleeping, 0);
+	if (atomic_exchange(&kicked, 0) || ring_ready() ||
+	    (other_ready && other_ready())) {
+		atomic_store(consumer_sleeping, 0);
 		return -EAGAIN;
 	}
 	return 0;
@@ -143,7 +153,7 @@ int trap_event_arm(void)
 
 void trap_event_disarm(void)
 {
-	atomic_store(&consumer_sleeping, 0);
+	atomic_store(consumer_sleeping, 0);
 	/*
 	 * A kick that woke us is consumed: the caller looks for work next.
 	 * Read-modify-write, so that reading a kick also acquires what its
@@ -154,7 +164,7 @@ void trap_event_disarm(void)
 
 int trap_event_wait(int timeout_ms)
 {
-	uint32_t word = atomic_load(&wake_word);
+	uint32_t word = atomic_load(wake_word);
 	struct timespec ts, *tsp = NULL;
 	long ret;
 	int err = 0;
@@ -171,14 +181,30 @@ int trap_event_wait(int timeout_ms)
 		tsp = &ts;
 	}
 	/* EAGAIN: woken between our read of the word and the wait */
-	ret = syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, word, tsp,
-		      NULL, 0);
+	ret = syscall(SYS_futex, wake_word, FUTEX_WAIT | futex_private, word,
+		      tsp, NULL, 0);
 	if (ret < 0)
 		err = errno;
 	trap_event_disarm();
-	if (err == ETIMEDOUT && !ring_ready())
+	if (err == ETIMEDOUT && !ring_ready() && !(other_ready && other_ready()))
 		return -ETIMEDOUT;
 	return 0;
+}
+
+void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
+		      bool (*ready)(void))
+{
+	if (word && sleeping) {
+		wake_word = word;
+		consumer_sleeping = sleeping;
+		futex_private = 0;
+		other_ready = ready;
+	} else {
+		wake_word = &own_wake_word;
+		consumer_sleeping = &own_sleeping;
+		futex_private = FUTEX_PRIVATE_FLAG;
+		other_ready = NULL;
+	}
 }
 
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev))
@@ -186,9 +212,19 @@ void trap_set_sync_handler(void (*fn)(const struct trap_event *ev))
 	atomic_store(&sync_fn, fn);
 }
 
+void trap_set_route_hook(trap_route_fn fn)
+{
+	atomic_store(&route_fn, fn);
+}
+
 void trap_queue_deliver(struct trap_event *ev)
 {
 	trap_sync_fn fn = atomic_load_explicit(&sync_fn, memory_order_acquire);
+	trap_route_fn route = atomic_load_explicit(&route_fn,
+						   memory_order_relaxed);
+
+	if (route && route(ev->cookie, ev->offset, ev->width, ev->value))
+		return;
 
 	if (fn) {
 		ev->seq = atomic_fetch_add(&sync_seq, 1);

@@ -4,7 +4,8 @@
  * whose default action ends the process, a handler of ours stands in for
  * SIG_DFL: it writes the --stats file, restores SIG_DFL and lets the
  * signal (still pending, as it is blocked in the handler) end the process
- * with the status it would have had.  The program never sees it:
+ * with the status it would have had (a --vm process leaves its VM
+ * first).  The program never sees it:
  * sigaction()/signal() report SIG_DFL where ours is installed, and a
  * handler the program installs replaces it (setting SIG_DFL again puts
  * ours back).  SIGKILL cannot be caught; SIGSEGV goes through the
@@ -20,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emulator/core/vm.h"
 #include "emulator/device/device.h"
 
 static const int exit_sigs[] = {
@@ -52,6 +54,7 @@ static void exit_handler(int sig)
 	int saved = errno;
 
 	emu_device_dump_on_signal();
+	emu_vm_detach_on_signal();
 	/* raw: the interposed sigaction() would put us back */
 	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	ours[sig] = false;

@@ -6,6 +6,7 @@
  * interposers that run before it.  The state it fills in is core/emu.c's.
  */
 #include "emulator/core/emu.h"
+#include "emulator/core/vm.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -50,6 +51,13 @@ static void load_options(void)
 	if (emu.opts.help)
 		emu_log("%s: --help ignored (launcher only)",
 			MANA_EMU_ENV_OPTIONS);
+	/* --vm: create or join the VM; a joiner takes the VM's options */
+	if (emu.opts.vm[0]) {
+		if (emu_vm_attach(&emu.opts, err, sizeof(err)))
+			emu_die("%s", err);
+		/* stores to pages of other processes' files go to them */
+		trap_set_route_hook(emu_vm_route_doorbell);
+	}
 }
 
 /*
@@ -114,14 +122,29 @@ static void netdev_changed(unsigned int ifindex, const struct emu_netdev *old,
 }
 
 /*
- * The interfaces' state is the run's: the table in its tree, which every
- * process of the run maps (a tree without one: this process's own).
+ * The interfaces' state is the VM's: with --vm the table in the VM's
+ * segment, else the run's, in its tree, which every process of the run
+ * maps (a tree without one: this process's own).
  */
 static void setup_netdevs(void)
 {
 	static struct emu_netdev_table own;
-	struct emu_netdev_table *t = mana_emu_sysfs_netdev_map(emu.sysfs_root);
+	struct emu_netdev_table *t;
 
+	/*
+	 * --vm: the VM's table, whatever run this process came from; its
+	 * tree (made from the options) is brought to the VM's state now and
+	 * follows every change from the watcher on.
+	 */
+	t = emu_vm_netdev_table();
+	if (t) {
+		emu_netdev_set_listener(netdev_changed);
+		emu_netdev_attach(t);
+		mana_emu_sysfs_refresh(emu.sysfs_root, &emu.opts);
+		emu_link_watch();
+		return;
+	}
+	t = mana_emu_sysfs_netdev_map(emu.sysfs_root);
 	if (!t || t->count != emu_link_count(&emu.opts)) {
 		if (emu_verbose())
 			emu_log("no shared interface state in %s: this process's own",
@@ -182,6 +205,7 @@ static void __attribute__((constructor)) emu_constructor(void)
 static void __attribute__((destructor)) emu_destructor(void)
 {
 	emu_device_shutdown();
+	emu_vm_detach();
 	/* Forked children share the tree; only its creator removes it. */
 	if (emu.own_sysfs && emu.sysfs_owner == getpid())
 		mana_emu_sysfs_remove(emu.sysfs_root);

@@ -34,6 +34,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/emu_defs.h"
+#include "emulator/core/vm.h"
 #include "emulator/kernel/kernel.h"
 #include "emulator/kernel/netlink.h"
 #include "emulator/kernel/netlink_out.h"
@@ -310,7 +311,10 @@ static void release_fd(int fd, enum emu_fd_kind kind)
 		*owned_fd(kind, obj) = fd;
 		if (kind == EMU_FD_UVERBS) {
 			if (emu_verbose())
-				emu_log("close uverbs fd %d: context released", fd);
+				emu_log("close uverbs fd %d: %s", fd,
+					((struct emu_file *)obj)->remote ?
+					"another process's file, let go" :
+					"context released");
 			emu_file_release(obj);
 		} else if (kind == EMU_FD_EVENT) {
 			emu_event_file_app_closed(obj);
@@ -714,13 +718,72 @@ EMU_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	return netlink_send(fd, buf, len, NULL, 0);
 }
 
+/* The counter of eventfd @fd (its fdinfo), or 0 if it is no eventfd. */
+static uint64_t eventfd_count(int fd)
+{
+	static const char key[] = "eventfd-count:";
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = REAL(open)(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	n = REAL(read)(f, buf, sizeof(buf) - 1);
+	REAL(close)(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	return p ? strtoull(p + sizeof(key) - 1, NULL, 16) : 0;
+}
+
+/*
+ * --vm: fds received over a Unix socket (SCM_RIGHTS) that are uverbs files
+ * of the VM name the same file here (the placeholder eventfd carries the
+ * file's identity, see uverbs_open()).
+ */
+static void received_fds(const struct msghdr *msg)
+{
+	struct cmsghdr *c;
+	size_t i, n;
+	int *fds;
+
+	if (!emu_vm_active() || !msg->msg_control || !msg->msg_controllen)
+		return;
+	for (c = CMSG_FIRSTHDR(msg); c;
+	     c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		fds = (int *)CMSG_DATA(c);
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			uint64_t tag;
+
+			if (emu_fd_kind(fds[i]) != EMU_FD_NONE)
+				continue;
+			tag = eventfd_count(fds[i]);
+			if (!tag)
+				continue;
+			pthread_mutex_lock(&emu.lock);
+			emu_file_received(fds[i], tag);
+			pthread_mutex_unlock(&emu.lock);
+		}
+	}
+}
+
 EMU_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct msghdr m;
 	ssize_t ret;
 
-	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
-		return REAL(recvmsg)(fd, msg, flags);
+	if (emu_fd_kind(fd) != EMU_FD_NETLINK) {
+		ret = REAL(recvmsg)(fd, msg, flags);
+		if (ret >= 0)
+			received_fds(msg);
+		return ret;
+	}
 	/* The datagram came from our socketpair; report the kernel instead. */
 	m = *msg;
 	m.msg_name = NULL;

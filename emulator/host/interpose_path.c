@@ -252,6 +252,13 @@ static int uverbs_open(unsigned int devnum, int flags)
 		REAL(close)(fd);
 		return set_errno(fd >= EMU_MAX_FDS ? -EMFILE : -ENOMEM);
 	}
+	/*
+	 * --vm: the file's identity rides in the eventfd's counter, where a
+	 * process of the VM that receives the fd reads it (fdinfo).  A real
+	 * uverbs fd polls readable anyway (no poll method: DEFAULT_POLLMASK).
+	 */
+	if (file->vm_tag)
+		REAL(write)(fd, &file->vm_tag, sizeof(file->vm_tag));
 	if (emu_verbose())
 		emu_log("open %suverbs%u flags 0x%x -> fd %d", EMU_CDEV_DIR,
 			devnum, flags, fd);

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "emulator/core/options.h"
+#include "emulator/core/vm.h"
 #include "sysfs.h"
 
 #ifndef MANA_ASAN_RUNTIME
@@ -381,8 +382,8 @@ static int run(char *const argv[], const char *root, pid_t *reaper_pid)
 
 int main(int argc, char *argv[])
 {
-	struct mana_emu_options opts;
-	char err[256], root[PATH_MAX], libdir[PATH_MAX];
+	struct mana_emu_options opts, vm_opts;
+	char err[512], root[PATH_MAX], libdir[PATH_MAX];
 	pid_t reaper_pid = -1;
 	int consumed, ret;
 
@@ -399,6 +400,18 @@ int main(int argc, char *argv[])
 			    " [options] -- COMMAND [ARGS...])");
 	if (find_libdir(libdir))
 		return EXIT_LAUNCHER;
+	/*
+	 * --vm: a live VM's options win, and one this command contradicts is
+	 * a usage error now, before anything runs; the library checks again
+	 * as it joins (the VM may have ended or been made meanwhile).
+	 */
+	if (opts.vm[0] && emu_vm_peek(opts.vm, &vm_opts) &&
+	    mana_emu_options_vm_merge(&vm_opts, &opts,
+				      mana_emu_options_given(), err,
+				      sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return EXIT_USAGE;
+	}
 	if (mana_emu_sysfs_create(&opts, root, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return EXIT_LAUNCHER;

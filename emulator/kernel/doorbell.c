@@ -23,6 +23,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 
 /*
@@ -37,6 +38,7 @@
 struct db_orphan {
 	void *page;
 	unsigned int maps;
+	uint64_t tag;	/* --vm: a remote page of this file, else 0 */
 	struct db_orphan *next;
 };
 
@@ -75,6 +77,47 @@ static void *db_page_map(struct emu_ucontext *ctx, int *err)
 	return page;
 }
 
+/*
+ * --vm: the doorbell page of a file another process of the VM opened (a
+ * passed fd; DPDK's secondary process).  Stores to it go to that
+ * process's device thread (core/vm.h).  Kept with the orphans, as it
+ * outlives the fd (DPDK closes it right after the mmap) like a real
+ * mapping holds its file; mapped once per file, counted.
+ */
+static void *remote_db_map(struct emu_file *file, int *err)
+{
+	uintptr_t cookie;
+	struct db_orphan *o;
+	int ret;
+
+	for (o = db_orphans; o; o = o->next) {
+		if (o->tag == file->vm_tag) {
+			o->maps++;
+			return o->page;
+		}
+	}
+	cookie = emu_vm_remote_cookie(file->vm_tag);
+	o = calloc(1, sizeof(*o));
+	if (!cookie || !o) {
+		free(o);
+		*err = cookie ? ENOMEM : ENODEV;
+		return MAP_FAILED;
+	}
+	ret = trap_init();
+	o->page = ret ? NULL : trap_page_alloc((void *)cookie);
+	if (!o->page) {
+		*err = ret ? -ret : errno;
+		free(o);
+		return MAP_FAILED;
+	}
+	o->maps = 1;
+	o->tag = file->vm_tag;
+	o->next = db_orphans;
+	db_orphans = o;
+	db_pages_add(1);
+	return o->page;
+}
+
 void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 		      int prot, int flags, off_t offset, int *err)
 {
@@ -82,7 +125,8 @@ void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 
 	*err = EINVAL;
 	/* one page at offset 0, shared, wherever we put it */
-	if (!ctx || offset != 0 || !len || len > EMU_PAGE_SIZE ||
+	if ((!ctx && !file->remote) || offset != 0 || !len ||
+	    len > EMU_PAGE_SIZE ||
 	    (flags & MAP_TYPE) == MAP_PRIVATE ||
 	    (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
 		return MAP_FAILED;
@@ -90,6 +134,8 @@ void *emu_uverbs_mmap(struct emu_file *file, void *addr, size_t len,
 		*err = EACCES;
 		return MAP_FAILED;
 	}
+	if (file->remote)
+		return remote_db_map(file, err);
 	if (!ctx->db_page && db_page_map(ctx, err) == MAP_FAILED)
 		return MAP_FAILED;
 	ctx->db_maps++;

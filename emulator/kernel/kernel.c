@@ -28,6 +28,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 
 struct emu_device emu_dev;
@@ -431,10 +432,13 @@ int emu_pd_alloc(struct emu_ucontext *ctx, const struct emu_udata *uhw,
 	pd = obj_create(ctx, EMU_OBJ_PD, sizeof(*pd), NULL, 0, NULL);
 	if (!pd)
 		return -ENOMEM;
+	/* --vm: numbered VM-wide, as the device numbers them */
 	if (pdn && (req.comp_mask & MANA_IB_PD_SHORT_PDN))
-		pd->pdn = next_short_pdn++;
+		pd->pdn = emu_vm_active() ? emu_vm_next(EMU_VM_SHORT_PDN) :
+					    next_short_pdn++;
 	else
-		pd->pdn = next_pdn++;
+		pd->pdn = emu_vm_active() ? emu_vm_next(EMU_VM_PDN) :
+					    next_pdn++;
 	resp.pdn = pd->pdn;
 	ret = pdn ? emu_udata_respond(uhw, &resp, sizeof(resp)) : 0;
 	if (ret) {
@@ -483,7 +487,51 @@ struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable)
 		free(file);
 		return NULL;
 	}
+	file->vm_tag = emu_vm_file_open(devnum, writable);
 	return file;
+}
+
+int emu_remote_file_cmd(struct emu_file *file)
+{
+	emu_log("fd %d: a command on a uverbs file of another process of the "
+		"VM is not emulated (only mmap of its doorbell page): EIO",
+		file->fd);
+	return -EIO;
+}
+
+int emu_file_received(int fd, uint64_t tag)
+{
+	struct emu_vm_file_info info;
+	struct emu_file *file;
+	struct emu_ucontext *ctx;
+
+	if (emu_vm_file_find(tag, &info))
+		return -ENOENT;
+	if (info.mine) {
+		/* sent to ourselves: another fd of the same file, as dup() */
+		for (ctx = kernel_contexts; ctx; ctx = ctx->next)
+			if (ctx->file->vm_tag == tag)
+				return emu_fd_register(fd, EMU_FD_UVERBS,
+						       ctx->file);
+		/* a file without context: nothing to share */
+		return -ENOENT;
+	}
+	file = calloc(1, sizeof(*file));
+	if (!file)
+		return -ENOMEM;
+	file->fd = fd;
+	file->devnum = info.devnum;
+	file->writable = info.writable;
+	file->remote = true;
+	file->vm_tag = tag;
+	if (emu_fd_register(fd, EMU_FD_UVERBS, file)) {
+		free(file);
+		return -EMFILE;
+	}
+	if (emu_verbose())
+		emu_log("fd %d: uverbs%u of process %d of the VM (received)",
+			fd, info.devnum, info.owner_pid);
+	return 0;
 }
 
 static int doorbell_alloc(uint32_t *index)
@@ -526,6 +574,7 @@ int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw)
 		goto err_db;
 	ctx->serial = next_serial++;
 	ctx->file = file;
+	emu_vm_file_set_ctx(file->vm_tag, ctx->serial);
 	file->ctx = ctx;
 	ctx->next = kernel_contexts;
 	kernel_contexts = ctx;
@@ -560,6 +609,7 @@ void emu_ucontext_destroy(struct emu_ucontext *ctx)
 	db_used[ctx->doorbell] = false;
 	db_page_orphan(ctx);
 	ucontext_unlink(ctx);
+	emu_vm_file_set_ctx(ctx->file->vm_tag, 0);
 	ctx->file->ctx = NULL;
 	free(ctx->handles);
 	free(ctx);
@@ -589,6 +639,8 @@ void emu_file_release(struct emu_file *file)
 		emu_ucontext_destroy(file->ctx);
 	event_files_detach(file);
 	emu_fd_unregister(file->fd);
+	if (!file->remote)
+		emu_vm_file_close(file->vm_tag);
 	free(file);
 }
 

@@ -188,11 +188,18 @@ extern struct emu_device emu_dev;
 
 struct emu_event_file;
 
-/* One open() of /dev/infiniband/uverbsN. */
+/*
+ * One open() of /dev/infiniband/uverbsN.  --vm: @vm_tag is its identity
+ * in the VM (core/vm.h); a file another process of the VM opened and
+ * passed here over a Unix socket is @remote: it has no context in this
+ * process, only its doorbell page can be mapped.
+ */
 struct emu_file {
 	int fd;
 	unsigned int devnum;
 	bool writable;
+	bool remote;
+	uint64_t vm_tag;
 	struct emu_ucontext *ctx;
 	struct emu_event_file *events;	/* async fds and comp channels */
 };
@@ -302,6 +309,18 @@ int emu_gid_table(const struct emu_ibdev *d, struct ib_uverbs_gid_entry *out,
 
 /* Files and contexts */
 struct emu_file *emu_file_open(unsigned int devnum, int fd, bool writable);
+/*
+ * --vm: @fd came from another process; if it is one of the VM's uverbs
+ * files, it names that file here too: the local file (sent to ourselves)
+ * or a remote one.  0, or -ENOENT when it is no file of the VM.
+ */
+int emu_file_received(int fd, uint64_t tag);
+/*
+ * A command on a remote file: its context and objects live in the
+ * process that opened it, which this emulation cannot reach (a known
+ * difference): -EIO and one log line.
+ */
+int emu_remote_file_cmd(struct emu_file *file);
 void emu_file_release(struct emu_file *file);
 int emu_ucontext_create(struct emu_file *file, const struct emu_udata *uhw);
 void emu_ucontext_destroy(struct emu_ucontext *ctx);

@@ -163,18 +163,20 @@ int emu_link_set_up(unsigned int ifindex, bool up)
 	case EMU_LINK_VF:
 		return vf_set_up(&l, up);
 	case EMU_LINK_SYNTHETIC:
-		if (!!(l.flags & IFF_UP) != up) {
-			ret = link_store(&l, up, l.mtu);
-			if (ret)
-				return ret;
-		}
-		/* netvsc_open(): a VF that will not open stays down, quietly */
+		/*
+		 * netvsc_open() / netvsc_close() open or close the VF inside
+		 * their ndo, before the core notifies the master's change
+		 * (and mana_ib its port event): so the VF first.  A VF that
+		 * will not open stays down, quietly.
+		 */
 		if (emu_link_of_port(opts(), ifindex - 1, &vf)) {
 			ret = vf_set_up(&vf, up);
 			if (ret && emu_verbose())
 				emu_log("%s: unable to open slave: %s: %d",
 					l.name, vf.name, ret);
 		}
+		if (!!(l.flags & IFF_UP) != up)
+			return link_store(&l, up, l.mtu);
 		return 0;
 	default:
 		return !!(l.flags & IFF_UP) == up ? 0 : link_store(&l, up, l.mtu);

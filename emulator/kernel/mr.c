@@ -26,6 +26,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 
 /* ib_check_mr_access(): the uverbs core's checks before the driver. */
@@ -214,8 +215,10 @@ static uint32_t mr_new_key(void)
 		keys.seeded = true;
 	}
 	/* an index still in use after 2^24 registrations is skipped */
+	/* --vm: the index counts VM-wide, keys are unique per device */
 	do {
-		key = (keys.next_index++ & 0xffffff) << 8 |
+		key = ((emu_vm_active() ? emu_vm_next(EMU_VM_MR_INDEX) :
+					  keys.next_index++) & 0xffffff) << 8 |
 		      (uint32_t)(key_random() & 0xff);
 	} while (!key || emu_dev_mr_key_used(key));
 	return key;

@@ -24,6 +24,7 @@
 #include "emulator/mana_emu.h"
 #include "providers/mana/gdma.h"
 #include "emulator/device/trap.h"
+#include "emulator/core/vm.h"
 #include "emulator/lib/libc.h"
 
 /*

@@ -599,6 +599,8 @@ ssize_t emu_uverbs_write(struct emu_file *file, const void *buf, size_t count)
 
 	if (!file->writable)
 		return -EBADF;
+	if (file->remote)
+		return emu_remote_file_cmd(file);
 	if (count < sizeof(hdr))
 		return -EINVAL;
 	if (emu_copy_from_user(&hdr, buf, sizeof(hdr)))

@@ -435,6 +435,8 @@ int emu_uverbs_ioctl(struct emu_file *file, unsigned long request, void *arg)
 	if (emu.opts.transport == MANA_EMU_TRANSPORT_WRITE ||
 	    (unsigned int)request != RDMA_VERBS_IOCTL)
 		ret = -ENOTTY;
+	else if (file->remote)
+		ret = emu_remote_file_cmd(file);
 	else
 		ret = do_ioctl(file, arg, &c);
 	if (emu_verbose()) {
