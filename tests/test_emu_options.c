@@ -451,7 +451,7 @@ static void test_vm_join(void)
 
 	mana_emu_options_init(&vm);
 	CHECK(!mana_emu_options_parse_string(&vm, "--vm=v1 --ports=2 "
-		"--mac=00:0d:3a:aa:bb:01 --kernel=7.2", err, sizeof(err)), "%s", err);
+		"--mac=00:0d:3a:aa:bb:01 --kernel=7.1", err, sizeof(err)), "%s", err);
 	CHECK(!strcmp(vm.vm, "v1"), "name '%s'", vm.vm);
 	mana_emu_options_format(&vm, buf, sizeof(buf));
 	mana_emu_options_init(&b);
@@ -479,7 +479,7 @@ static void test_vm_join(void)
 	CHECK(mana_emu_options_vm_merge(&vm, &me, mana_emu_options_given(), err,
 					sizeof(err)) == MANA_EMU_OPT_ERROR &&
 	      !strcmp(err, "--vm=v1: --kernel: this process asks for "
-		      "'--kernel=7.0', the VM has '--kernel=7.2'"), "'%s'", err);
+		      "'--kernel=7.0', the VM has '--kernel=7.1'"), "'%s'", err);
 	CHECK(me.ports == 1, "a failed merge leaves the options");
 	mana_emu_options_init(&me);
 	CHECK(!mana_emu_options_parse_string(&me, "--vm=v1 --netdev-up",
