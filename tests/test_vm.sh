@@ -21,6 +21,11 @@
 #             set dev VF up` is EBUSY
 #   events.V  (kernel V) a process blocked in ibv_get_async_event gets PORT_ERR and
 #             PORT_ACTIVE when other processes of the VM flip eth0
+#   cm        rping server and client in two processes of the VM; a REQ
+#             nobody in the VM listens for is rejected at once
+#   fork      a process forks both rdma_cm sides (rdma-core's rdmacm
+#             tests): the children are processes of the VM; without --vm
+#             a forked child says once that it is a VM of its own
 #   rc        Debian's ibv_rc_pingpong server and client in two processes
 #             of the VM on the default loopback wire: their QPNs differ and
 #             every message arrives (--chk)
@@ -113,16 +118,25 @@ killed)
 	bg+=("$launcher")
 	wait_for "$TMP/sock"
 	# a member that has joined (its marker comes after the library's
-	# constructor) before the creator dies
-	timeout 120 "$EMU" --vm=v -- sh -c 'touch "$1"; exec sleep 100' sh \
-		"$TMP/member" &
+	# constructor) before the creator dies, and that execs after it died:
+	# its new image joins a VM whose only other process is dead, which is
+	# not stale (the member lives on in that image)
+	timeout 120 "$EMU" --vm=v -- sh -c 'touch "$1"
+		while [ ! -e "$2" ]; do sleep 0.05; done
+		exec sh -c "touch $3; exec sleep 100"' sh \
+		"$TMP/member" "$TMP/go" "$TMP/member2" &
 	bg+=($!)
 	wait_for "$TMP/member"
+	ino=$(stat -c '%i %.9W' "$VMFILE")
 	# kill -9 the creator itself (the launcher's child), holding the vport
 	creator=$(pgrep -x -P "$launcher" test_vm)
 	check "the creator runs ($creator)" test -n "$creator"
 	kill -9 "$creator"
 	wait "$launcher"
+	touch "$TMP/go"
+	wait_for "$TMP/member2"
+	check "the same VM, not made anew ($ino)" \
+		test "$(stat -c '%i %.9W' "$VMFILE" 2>/dev/null)" = "$ino"
 	check "the VM lives on" test -e "$VMFILE"
 	check "with the creator's options" test "$(guid_of)" = 020d:3aff:feaa:bb01
 	timeout 60 "$EMU" --vm=v -- "$PROG" raw >"$TMP/raw" 2>&1
@@ -249,6 +263,61 @@ rc)
 	check "QPNs differ in the VM ($(qpn "$TMP/srv"), $(qpn "$TMP/cli"))" \
 		test "$(qpn "$TMP/srv")" != "$(qpn "$TMP/cli")"
 	cat "$TMP/srv" "$TMP/cli"
+	;;
+cm)
+	# rdma_cm between two processes of one VM: the server's listener
+	# takes the REQ every process's CM sees; a REQ nobody in the VM
+	# listens for gets a REJ (invalid service ID) at once, from the one
+	# process that answers for the VM, not a time-out
+	timeout 120 "$EMU" --vm=v --netdev-up --ip=10.9.0.1/24 -- sleep 100 &
+	bg+=($!)
+	wait_for "$VMFILE"
+	timeout 120 "$EMU" --vm=v -- \
+		rping -s -a 10.9.0.1 -p 7174 -C 20 -V -v >"$TMP/srv" 2>&1 &
+	srv=$!
+	bg+=("$srv")
+	# until the server's listener is in the VM (rping -c retries nothing)
+	sleep 1
+	start=$(date +%s)
+	timeout 120 "$EMU" --vm=v -- rping -c -a 10.9.0.1 -p 7175 -C 1 \
+		>"$TMP/rej" 2>&1
+	check "nobody listens: rping fails (status $?)" test $? -ne 0
+	expect "nobody listens: REJECTED, invalid service ID" "$TMP/rej" \
+		'RDMA_CM_EVENT_REJECTED, error 8'
+	check "nobody listens: at once, not after the REQ's retries" \
+		test $(($(date +%s) - start)) -lt 10
+	timeout 120 "$EMU" --vm=v -- rping -c -a 10.9.0.1 -p 7174 -C 20 -V -v \
+		>"$TMP/cli" 2>&1
+	check "client (status $?)" test $? -eq 0
+	wait "$srv"
+	check "server (status $?)" test $? -eq 0
+	check "20 pings answered" test "$(grep -c '^ping data' "$TMP/cli")" -eq 20
+	cat "$TMP/rej" "$TMP/cli"
+	;;
+fork)
+	# rdma-core's rdmacm tests' shape: a process forks both sides
+	ASAN_OPTIONS=detect_leaks=0 timeout 120 "$EMU" --vm=v --netdev-up \
+		--ip=10.9.0.1/24 -- /usr/bin/python3 \
+		"$(dirname "$0")/test_cm_fork.py" 10.9.0.1 >"$TMP/out" 2>&1
+	check "both forked sides (status $?)" test $? -eq 0
+	expect "every message intact" "$TMP/out" '^PASS$'
+	cat "$TMP/out"
+	# without --vm a forked child is a VM of its own, and says so once
+	ASAN_OPTIONS=detect_leaks=0 timeout 60 "$EMU" --netdev-up \
+		--ip=10.9.0.1/24 -- /usr/bin/python3 -c '
+import os
+from pyverbs.cmid import CMEventChannel, CMID
+pid = os.fork()
+if pid == 0:
+    CMID(creator=CMEventChannel())
+    CMID(creator=CMEventChannel())
+    os._exit(0)
+os.waitpid(pid, 0)
+CMID(creator=CMEventChannel())' >"$TMP/alone" 2>&1
+	check "alone: status $?" test $? -eq 0
+	check "alone: the child says it once" \
+		test "$(grep -c 'was forked without --vm' "$TMP/alone")" -eq 1
+	cat "$TMP/alone"
 	;;
 *)
 	echo "unknown case $CASE" >&2

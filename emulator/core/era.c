@@ -22,7 +22,7 @@
 #define K6_15 K6_14, .dmabuf_mr = true
 #define K6_16 K6_15, .split = true, .device_ids = true, \
 	.mr_atomic_zbva = true
-#define K6_17 K6_16
+#define K6_17 K6_16, .ucma_write_event = true
 #define K7_0 K6_17, .cq_type_from_device = true, .dm = true
 #define K7_1 K7_0, .robust_udata = true, .pdn = true, .mw = true
 #define K7_2 K7_1, .vport_refs = true, .uc_qp = true
@@ -88,7 +88,12 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * zero based MRs", posted 2025-04-04); MW_BIND with the MWs (7.1).
 	 */
 	[EMU_KERNEL_6_16] = { .version = "6.16", .inferred = true, K6_16 },
-	/* no change to mana_ib's userspace ABI: DM came in 7.0, MWs in 7.1 */
+	/*
+	 * no change to mana_ib's userspace ABI (DM came in 7.0, MWs in
+	 * 7.1); the core's ucma gained RESOLVE_IB_SERVICE and
+	 * WRITE_CM_EVENT ("RDMA/ucma: Support write an event into a CM",
+	 * rdma-next 2025-06-30, so 6.17)
+	 */
 	[EMU_KERNEL_6_17] = { .version = "6.17", .inferred = true, K6_17 },
 	/*
 	 * "take CQ type from the device type" (posted 2026-01-09); "device

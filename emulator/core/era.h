@@ -43,6 +43,8 @@ struct emu_era {
 	bool dm;			/* alloc_dm / reg_dm_mr (RNIC device) */
 	bool mw;			/* alloc_mw / dealloc_mw, REG_MR MW_BIND */
 	bool uc_qp;			/* create_qp IB_QPT_UC (3 queues) */
+	/* ucma: RESOLVE_IB_SERVICE and WRITE_CM_EVENT (the IB core's) */
+	bool ucma_write_event;
 };
 
 /* Indexes into the table (era.c), oldest first. */

@@ -29,9 +29,10 @@
 
 #include "emulator/lib/libc.h"
 
-#define VM_MAGIC 0x6d616e612d766d31ull	/* "mana-vm1" */
+#define VM_MAGIC 0x6d616e612d766d32ull	/* "mana-vm2" */
 #define VM_MAX_PROCS 64
 #define VM_MAX_QIDS 4096
+#define VM_MAX_LISTEN 256
 #define VM_MAX_FILES 256
 #define VM_MBOX_SIZE 2048u	/* doorbells per process; power of 2 */
 #define VM_COOKIE_REMOTE (1ull << 63)
@@ -79,6 +80,12 @@ struct vm_shared {
 	struct emu_netdev_table netdev;
 	struct vm_proc procs[VM_MAX_PROCS];
 	struct vm_qid qids[VM_MAX_QIDS];
+	/* rdma_cm: who listens on (port space, port), who runs a GSI */
+	struct vm_listen {
+		uint16_t ps, port;
+		int16_t proc;		/* -1: free */
+	} listens[VM_MAX_LISTEN];
+	bool gsi[VM_MAX_PROCS];
 	struct vm_file files[VM_MAX_FILES];
 	struct vm_cell mbox[VM_MAX_PROCS][VM_MBOX_SIZE];
 };
@@ -93,10 +100,25 @@ bool emu_vm_active(void)
 	return vm_on;
 }
 
-/* A forked child is not a process of the VM (until it execs). */
+static int take_slot(void);
+static void vm_lock(void);
+static void vm_unlock(void);
+
+/*
+ * A forked child is a process of the same VM, as it is on Linux: it takes
+ * a slot of its own (its mailbox, its objects' ownership); what it
+ * inherited stays the parent's (frees check the owner slot).  The lock
+ * is shared memory: a parent thread holding it at fork releases it.
+ */
 static void vm_fork_child(void)
 {
-	vm_on = false;
+	if (!vm_on)
+		return;
+	vm_lock();
+	vm_slot = -1;
+	if (take_slot())
+		vm_on = false;	/* no slot left: the child is on its own */
+	vm_unlock();
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -133,6 +155,10 @@ static void proc_release(int s)
 	for (i = 0; i < VM_MAX_QIDS; i++)
 		if (vm->qids[i].proc == s)
 			vm->qids[i].proc = -1;
+	for (i = 0; i < VM_MAX_LISTEN; i++)
+		if (vm->listens[i].proc == s)
+			vm->listens[i].proc = -1;
+	vm->gsi[s] = false;
 	for (i = 0; i < VM_MAX_FILES; i++)
 		if (atomic_load(&vm->files[i].tag) && vm->files[i].proc == s) {
 			atomic_store(&vm->files[i].ctx_serial, 0);
@@ -150,10 +176,18 @@ static unsigned int reap_locked(void)
 	for (s = 0; s < VM_MAX_PROCS; s++) {
 		if (!atomic_load(&vm->procs[s].pid) || (int)s == vm_slot)
 			continue;
-		if (proc_alive(&vm->procs[s]))
+		if (proc_alive(&vm->procs[s])) {
 			live++;
-		else
+		} else {
+			/*
+			 * Our own image before an exec: its objects went
+			 * with it, but the process is the VM's still (the
+			 * VM is not stale while this image joins).
+			 */
+			if (atomic_load(&vm->procs[s].pid) == getpid())
+				live++;
 			proc_release(s);
+		}
 	}
 	return live + (vm_slot >= 0);
 }
@@ -252,13 +286,13 @@ static void init_shared(struct vm_shared *m, const struct mana_emu_options *o)
 	m->counters[EMU_VM_MR_INDEX] = (uint32_t)random64();
 	for (i = 0; i < VM_MAX_QIDS; i++)
 		m->qids[i].proc = -1;
+	for (i = 0; i < VM_MAX_LISTEN; i++)
+		m->listens[i].proc = -1;
 	emu_netdev_table_init(&m->netdev, o);
 	/* published last: a joiner checks the magic */
 	atomic_thread_fence(memory_order_release);
 	m->magic = VM_MAGIC;
 }
-
-static int take_slot(void);
 
 /*
  * A fresh VM file, this process in it, linked in atomically (so nobody
@@ -578,6 +612,93 @@ int emu_vm_wire_dir(unsigned int port, char *buf, size_t len)
 	if ((size_t)snprintf(buf, len, "%s.wire%u", vm_path, port) >= len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* ---- rdma_cm ------------------------------------------------------------- */
+
+int emu_vm_slot(void)
+{
+	return emu_vm_active() ? vm_slot : -1;
+}
+
+int emu_vm_cm_listen(uint16_t ps, uint16_t port, bool on)
+{
+	struct vm_listen *l;
+	int ret = on ? -ENOSPC : 0;
+	unsigned int i;
+
+	if (!emu_vm_active())
+		return 0;
+	vm_lock();
+	for (i = 0; i < VM_MAX_LISTEN; i++) {
+		l = &vm->listens[i];
+		if (on && l->proc < 0) {
+			l->ps = ps;
+			l->port = port;
+			l->proc = (int16_t)vm_slot;
+			ret = 0;
+			break;
+		}
+		if (!on && l->proc == vm_slot && l->ps == ps &&
+		    l->port == port) {
+			l->proc = -1;
+			break;
+		}
+	}
+	vm_unlock();
+	return ret;
+}
+
+bool emu_vm_cm_listened_elsewhere(uint16_t ps, uint16_t port)
+{
+	bool found = false;
+	unsigned int i;
+	int s;
+
+	if (!emu_vm_active())
+		return false;
+	vm_lock();
+	for (i = 0; i < VM_MAX_LISTEN && !found; i++) {
+		s = vm->listens[i].proc;
+		if (s < 0 || s == vm_slot || vm->listens[i].ps != ps ||
+		    vm->listens[i].port != port)
+			continue;
+		if (proc_alive(&vm->procs[s]))
+			found = true;
+		else
+			proc_release(s);
+	}
+	vm_unlock();
+	return found;
+}
+
+void emu_vm_cm_gsi(bool on)
+{
+	if (!emu_vm_active())
+		return;
+	vm_lock();
+	vm->gsi[vm_slot] = on;
+	vm_unlock();
+}
+
+bool emu_vm_cm_answers(void)
+{
+	bool mine = true;
+	int s;
+
+	if (!emu_vm_active())
+		return true;
+	vm_lock();
+	for (s = 0; s < vm_slot && mine; s++) {
+		if (!vm->gsi[s])
+			continue;
+		if (proc_alive(&vm->procs[s]))
+			mine = false;
+		else
+			proc_release(s);
+	}
+	vm_unlock();
+	return mine;
 }
 
 /* ---- netdevs ------------------------------------------------------------ */

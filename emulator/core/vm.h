@@ -94,6 +94,23 @@ struct emu_netdev_table *emu_vm_netdev_table(void);
  */
 int emu_vm_wire_dir(unsigned int port, char *buf, size_t len);
 
+/* Our slot in the VM (its processes' index), -1 without --vm. */
+int emu_vm_slot(void);
+
+/*
+ * rdma_cm across the VM's processes: every process's CM sees every MAD
+ * to the VM's QP1, so each must know which are its own.  Listeners:
+ * (port space, port) of this process's listening ids, on or off
+ * (-ENOSPC when the table is full); is one of another live process's?
+ * GSI: this process runs the CM's QP1; answers: this process is the one
+ * (the lowest slot running a GSI) that rejects a REQ nobody listens for.
+ * Without --vm: 0, false, nothing, true.
+ */
+int emu_vm_cm_listen(uint16_t ps, uint16_t port, bool on);
+bool emu_vm_cm_listened_elsewhere(uint16_t ps, uint16_t port);
+void emu_vm_cm_gsi(bool on);
+bool emu_vm_cm_answers(void);
+
 /*
  * uverbs files.  emu_vm_file_open(): the file's identity (nonzero; 0
  * without --vm or when the table is full), which the open() interposer

@@ -485,6 +485,8 @@ static void *device_main(void *arg)
 	return NULL;
 }
 
+static void vm_wire_reopen(void);
+
 /*
  * --vm: the device thread sleeps on this process's wake word in the VM's
  * segment, which the other processes' doorbells (the mailbox) wake as
@@ -519,6 +521,7 @@ static void device_start(void)
 		install_sigusr2();
 	}
 	share_wake_word();
+	vm_wire_reopen();
 	if (!emu_thread_create(&t, device_main, NULL, true))
 		devst.running = true;
 	else
@@ -535,9 +538,26 @@ int dev_gsi_start(unsigned int port)
 	return ret;
 }
 
+/*
+ * The child of a VM's process is a process of the VM (core/vm.c): its
+ * device sleeps on its own slot's word, and the switch sockets it
+ * inherited are the parent's ports, read by the parent's threads, so it
+ * closes its copies and joins the VM's switch as a port of its own when
+ * its device starts.
+ */
 void emu_device_fork_child(void)
 {
+	unsigned int p;
+
 	devst.running = false;
+	share_wake_word();
+	for (p = 0; p < MANA_EMU_MAX_PORTS; p++) {
+		if (!emu_ports[p].vm_wire)
+			continue;
+		backend_close(emu_ports[p].vm_wire);
+		emu_ports[p].vm_wire = NULL;
+		devst.vm_wire_reopen |= 1u << p;
+	}
 }
 
 /* ---- ports ----------------------------------------------------------------- */
@@ -627,6 +647,20 @@ static void vm_wire_open(unsigned int port, const char *spec,
 	backend_set_flow(v->vm_wire, rx_room, tx_ready, NULL);
 	if (emu_verbose())
 		emu_log("port %u: the VM's processes on %s", port, wire);
+}
+
+static void vm_wire_reopen(void)
+{
+	struct vsw_id id;
+	unsigned int p;
+
+	for (p = 1; devst.vm_wire_reopen && p <= MANA_EMU_MAX_PORTS; p++) {
+		if (!(devst.vm_wire_reopen & 1u << (p - 1)))
+			continue;
+		devst.vm_wire_reopen &= ~(1u << (p - 1));
+		port_identity(p, &id);
+		vm_wire_open(p, mana_emu_port_backend(&emu.opts, p), &id);
+	}
 }
 
 int emu_port_attach(unsigned int port)

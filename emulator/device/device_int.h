@@ -55,6 +55,8 @@ struct device_state {
 	bool used;			/* this process had hardware queues */
 	pthread_cond_t stopped;
 	bool sigusr2_done;		/* SIGUSR2 handler looked at */
+	/* a forked child of a VM: ports to join the VM's switch anew */
+	uint32_t vm_wire_reopen;
 	_Atomic int fatal_req;		/* SIGUSR2 */
 	bool fatal, fatal_after_done;
 	unsigned int fatal_count;	/* device fatals raised, for --stats */

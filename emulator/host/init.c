@@ -19,6 +19,7 @@
 #include "emulator/device/device.h"
 #include "emulator/device/trap.h"
 #include "emulator/kernel/kernel.h"
+#include "emulator/kernel/rdma_cm.h"
 #include "emulator/lib/quiet_thread.h"
 #include "emulator/mana_emu.h"
 #include "emulator/core/links.h"
@@ -171,6 +172,7 @@ static void fork_child(void)
 	emu_user_copy_init(trap_fixup_ready);
 	emu_device_fork_child();
 	emu_link_fork_child();
+	emu_cm_fork_child();
 	pthread_mutex_unlock(&emu.lock);
 }
 

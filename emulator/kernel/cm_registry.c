@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emulator/core/vm.h"
+
 static struct {
 	void **ids;			/* ids[n]: owner of ucma id n */
 	uint32_t nids;
@@ -54,6 +56,22 @@ void cm_reg_id_free(uint32_t id)
 
 uint32_t cm_reg_comm_id_alloc(void)
 {
+	int slot = emu_vm_slot();
+
+	/*
+	 * --vm: every process of the VM sees every MAD to QP1, so the id
+	 * names its owner: the top byte is the slot + 1 (still opaque to
+	 * the peer, unique in the VM).
+	 */
+	if (slot >= 0) {
+		if (!reg.next_comm_id)
+			reg.next_comm_id = (uint32_t)random() | 1;
+		reg.next_comm_id += 0x9e3779b1u;
+		if (!(reg.next_comm_id & 0xffffff))
+			reg.next_comm_id++;
+		return (uint32_t)(slot + 1) << 24 |
+		       (reg.next_comm_id & 0xffffff);
+	}
 	/*
 	 * ib_cm hands out ids from an xarray xor'ed with a random operand:
 	 * ids differ between boots (VMs), never repeat while in use.
@@ -107,4 +125,16 @@ unsigned int cm_reg_port_owners(uint16_t ps, uint16_t port, void **out,
 			n++;
 		}
 	return n;
+}
+
+bool cm_reg_comm_id_mine(uint32_t comm_id)
+{
+	int slot = emu_vm_slot();
+
+	return slot < 0 || !comm_id || comm_id >> 24 == (uint32_t)slot + 1;
+}
+
+void cm_reg_fork_child(void)
+{
+	reg.nbinds = 0;
 }

@@ -22,6 +22,10 @@ void cm_reg_id_free(uint32_t id);
 
 /* A fresh IB CM local communication id (never 0, not in use). */
 uint32_t cm_reg_comm_id_alloc(void);
+/* --vm: does @comm_id (nonzero) name an id of this process's? */
+bool cm_reg_comm_id_mine(uint32_t comm_id);
+/* A forked child: the parent's bindings are not its own. */
+void cm_reg_fork_child(void);
 
 /* Port spaces: @owner joins the bind list of (@ps, @port). -ENOMEM. */
 int cm_reg_port_add(uint16_t ps, uint16_t port, void *owner);

@@ -39,6 +39,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/gid.h"
+#include "emulator/core/vm.h"
 #include "emulator/device/gsi.h"
 #include "emulator/lib/libc.h"
 #include "emulator/wire/ib_cm.h"
@@ -125,6 +126,7 @@ struct emu_cm_id {
 	bool has_dev;			/* bound to the RNIC's port 1 */
 	uint8_t sgid_index, sgid[16], dgid[16], dmac[6];
 	bool bound;			/* in its port's bind list */
+	bool vm_listen;			/* --vm: in the VM's listeners */
 	uint16_t port;
 	bool reuseaddr, afonly, afonly_set, tos_set, timeout_set;
 	uint8_t tos, ack_timeout;
@@ -583,6 +585,9 @@ static struct emu_cm_id *id_new(struct emu_cm_file *f, uint16_t ps,
 
 static void port_release(struct emu_cm_id *id)
 {
+	if (id->vm_listen)
+		emu_vm_cm_listen(id->ps, id->port, false);
+	id->vm_listen = false;
 	if (id->bound)
 		cm_reg_port_del(id);
 	id->bound = false;
@@ -715,13 +720,17 @@ static int gsi_get(void)
 	ret = emu_gsi_register(1, &gsi_ops);
 	if (ret)
 		gsi_users--;
+	else
+		emu_vm_cm_gsi(true);
 	return ret;
 }
 
 static void gsi_put(void)
 {
-	if (gsi_users && !--gsi_users)
+	if (gsi_users && !--gsi_users) {
 		emu_gsi_register(1, NULL);
+		emu_vm_cm_gsi(false);
+	}
 }
 
 static int bind_dev(struct emu_cm_id *id, const uint8_t sgid[16])
@@ -751,6 +760,9 @@ static int check_port(struct emu_cm_id *me, uint16_t port, bool reuseaddr)
 	void *owners[MAX_OWNERS];
 	unsigned int n, i;
 
+	/* the VM's other processes: only their listeners are known */
+	if (emu_vm_cm_listened_elsewhere(me->ps, port))
+		return -EADDRINUSE;
 	n = cm_reg_port_owners(me->ps, port, owners, MAX_OWNERS);
 	for (i = 0; i < n && i < MAX_OWNERS; i++) {
 		struct emu_cm_id *cur = owners[i];
@@ -782,7 +794,8 @@ static int get_port(struct emu_cm_id *id)
 		uint16_t p = (uint16_t)(low + (unsigned int)random() % span);
 
 		for (tries = 0; tries < span; tries++) {
-			if (!cm_reg_port_owners(id->ps, p, NULL, 0))
+			if (!cm_reg_port_owners(id->ps, p, NULL, 0) &&
+			    !emu_vm_cm_listened_elsewhere(id->ps, p))
 				break;
 			p = (uint16_t)(p + 1 > 60999 ? low : p + 1);
 		}
@@ -1071,6 +1084,10 @@ static int do_listen(struct emu_cm_id *id, int backlog)
 			id->sgid_index = 0;
 		}
 	}
+	ret = emu_vm_cm_listen(id->ps, id->port, true);
+	if (ret)
+		return ret;
+	id->vm_listen = emu_vm_slot() >= 0;
 	id->state = CMA_LISTEN;
 	id->backlog = backlog;
 	return 0;
@@ -1258,7 +1275,8 @@ static void rx_req(const struct roce_pkt *p, const struct ib_cm_msg *m)
 			return;
 		}
 	if ((sid >> 32) || !port) {
-		reject_req(p, m, IB_CM_REJ_INVALID_SERVICE_ID);
+		if (emu_vm_cm_answers())
+			reject_req(p, m, IB_CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
 	n = cm_reg_port_owners(ps, port, owners, MAX_OWNERS);
@@ -1274,6 +1292,12 @@ static void rx_req(const struct roce_pkt *p, const struct ib_cm_msg *m)
 			}
 		}
 	}
+	/*
+	 * --vm: another process's listener takes it (it sees this REQ
+	 * too), and only one process answers for the VM.
+	 */
+	if (emu_vm_cm_listened_elsewhere(ps, port) || !emu_vm_cm_answers())
+		return;
 	/* no ib_cm listener: invalid service; no cma match: consumer */
 	reject_req(p, m, l ? IB_CM_REJ_CONSUMER_DEFINED :
 		   IB_CM_REJ_INVALID_SERVICE_ID);
@@ -1502,6 +1526,10 @@ static void cm_gsi_rx(unsigned int port, const struct roce_pkt *p)
 			emu_log("rdma_cm: a MAD to QP1 that is not a CM message: dropped");
 		return;
 	}
+	/* --vm: an answer to another process's id is its own business */
+	if (m.attr_id != IB_CM_ATTR_REQ &&
+	    !cm_reg_comm_id_mine(m.remote_comm_id))
+		return;
 	if (emu_verbose())
 		emu_log("rdma_cm: received %s", ib_cm_attr_name(m.attr_id));
 	switch (m.attr_id) {
@@ -1708,6 +1736,9 @@ static int to_user(uint64_t dst, const void *src, size_t len)
 	return emu_copy_to_user((void *)(uintptr_t)dst, src, len) ? -EFAULT : 0;
 }
 
+/* Set in a forked child that is not a process of a --vm VM. */
+static bool forked_alone;
+
 static int cmd_create_id(struct emu_cm_file *f, const void *in, uint16_t out)
 {
 	struct rdma_ucm_create_id cmd;
@@ -1718,6 +1749,17 @@ static int cmd_create_id(struct emu_cm_file *f, const void *in, uint16_t out)
 	if (out < sizeof(resp))
 		return -ENOSPC;
 	CMD_IN(cmd);
+	/*
+	 * Once: a program that forks its two sides (rdma-core's rdmacm
+	 * tests) would otherwise see only rejects and time-outs.
+	 */
+	if (forked_alone) {
+		forked_alone = false;
+		emu_log("process %d was forked without --vm: it is an "
+			"emulated VM of its own, and rdma_cm cannot reach its "
+			"parent's or siblings' ids; run mana-emu --vm=NAME to "
+			"make forked processes one VM", (int)getpid());
+	}
 	switch (cmd.ps) {
 	case RDMA_PS_TCP: qp_type = IB_QPT_RC_; break;
 	case RDMA_PS_UDP:
@@ -2352,13 +2394,66 @@ bool emu_cm_is_get_event(const void *buf, size_t len)
 	return hdr.cmd == RDMA_USER_CM_CMD_GET_EVENT;
 }
 
+/*
+ * 6.17's commands (Debian 12's uapi header predates them), and the two
+ * events WRITE_CM_EVENT may queue.
+ */
+#define UCMA_CMD_RESOLVE_IB_SERVICE 23
+#define UCMA_CMD_WRITE_CM_EVENT 24
+#define EV_USER 18
+#define EV_INTERNAL 19
+
 static const char *const cmd_names[] = {
 	"CREATE_ID", "DESTROY_ID", "BIND_IP", "RESOLVE_IP", "RESOLVE_ROUTE",
 	"QUERY_ROUTE", "CONNECT", "LISTEN", "ACCEPT", "REJECT", "DISCONNECT",
 	"INIT_QP_ATTR", "GET_EVENT", "GET_OPTION", "SET_OPTION", "NOTIFY",
 	"JOIN_IP_MCAST", "LEAVE_MCAST", "MIGRATE_ID", "QUERY", "BIND",
-	"RESOLVE_ADDR", "JOIN_MCAST",
+	"RESOLVE_ADDR", "JOIN_MCAST", "RESOLVE_IB_SERVICE", "WRITE_CM_EVENT",
 };
+
+/* The kernel's command table: 6.17 added two entries. */
+static unsigned int ncmds(void)
+{
+	return kernel_era()->ucma_write_event ? UCMA_CMD_WRITE_CM_EVENT + 1 :
+						 UCMA_CMD_RESOLVE_IB_SERVICE;
+}
+
+/* rdma_resolve_ib_service(): an SA query, which RoCE has not. */
+static int cmd_resolve_ib_service(struct emu_cm_file *f, const void *in)
+{
+	struct {
+		uint32_t id, reserved;
+	} cmd;
+	struct emu_cm_id *id;
+
+	CMD_IN(cmd);
+	id = CTX(f, cmd.id, get_ctx);
+	if (!id->has_dev || id->state != CMA_ADDR_BOUND)
+		return -EINVAL;
+	return -EOPNOTSUPP;
+}
+
+/* ucma_write_cm_event(): the caller's own event, queued as it is. */
+static int cmd_write_cm_event(struct emu_cm_file *f, const void *in)
+{
+	struct {
+		uint32_t id, reserved, event, status;
+		uint64_t arg;
+	} cmd;
+	struct emu_cm_id *id;
+	struct cm_event *e;
+
+	CMD_IN(cmd);
+	if (cmd.event != EV_USER && cmd.event != EV_INTERNAL)
+		return -EINVAL;
+	id = CTX(f, cmd.id, get_ctx);
+	e = event_new(id, (int)cmd.event, (int)cmd.status);
+	if (!e)
+		return -ENOMEM;
+	memcpy(&e->resp.param, &cmd.arg, sizeof(cmd.arg));
+	event_queue(id, e);
+	return 0;
+}
 
 ssize_t emu_cm_write(struct emu_cm_file *f, const void *buf, size_t len)
 {
@@ -2370,7 +2465,7 @@ ssize_t emu_cm_write(struct emu_cm_file *f, const void *buf, size_t len)
 		return -EINVAL;
 	if (emu_copy_from_user(&hdr, buf, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr.cmd >= sizeof(cmd_names) / sizeof(cmd_names[0]))
+	if (hdr.cmd >= ncmds())
 		return -EINVAL;
 	if (hdr.in + sizeof(hdr) > len)
 		return -EINVAL;
@@ -2398,10 +2493,29 @@ ssize_t emu_cm_write(struct emu_cm_file *f, const void *buf, size_t len)
 	case RDMA_USER_CM_CMD_BIND: ret = cmd_bind(f, in); break;
 	case RDMA_USER_CM_CMD_RESOLVE_ADDR: ret = cmd_resolve_addr(f, in); break;
 	case RDMA_USER_CM_CMD_JOIN_MCAST: ret = cmd_join(f, in, false); break;
+	case UCMA_CMD_RESOLVE_IB_SERVICE: ret = cmd_resolve_ib_service(f, in); break;
+	case UCMA_CMD_WRITE_CM_EVENT: ret = cmd_write_cm_event(f, in); break;
 	default: ret = -ENOSYS; break;	/* GET_OPTION has no handler */
 	}
 	if (emu_verbose() && (hdr.cmd != RDMA_USER_CM_CMD_GET_EVENT || ret != -EAGAIN))
 		emu_log("rdma_cm fd %d: %s -> %s", f->app_fd, cmd_names[hdr.cmd],
 			ret ? emu_errname(-ret) : "0");
 	return ret ? ret : (ssize_t)len;
+}
+
+void emu_cm_fork_child(void)
+{
+	/*
+	 * The parent's ids are not the child's to answer for: no MADs,
+	 * timers or listeners for them here (the child's own ids start
+	 * afresh, and with them its QP1).  Without --vm the child is a VM
+	 * of its own, with a copy of everything, as before.
+	 */
+	if (emu_vm_slot() < 0) {
+		forked_alone = true;
+		return;
+	}
+	all_ids = NULL;
+	gsi_users = 0;
+	cm_reg_fork_child();
 }

@@ -35,6 +35,9 @@ ssize_t emu_cm_write(struct emu_cm_file *f, const void *buf, size_t len);
 /* Is this command GET_EVENT (the caller must be ready to wait)? */
 bool emu_cm_is_get_event(const void *buf, size_t len);
 
+/* fork(), in the child: the parent's ids stay the parent's (--vm). */
+void emu_cm_fork_child(void);
+
 /* The ucma's own answers for the other calls on its fd. */
 #define EMU_CM_READ_ERRNO EINVAL	/* no read method */
 
