@@ -179,7 +179,10 @@ verdict() { # verdict NAME SUITE LOG
 
 check_v64_tests() {
 	local log=$LOGS/v64.run_tests.log
-	(cd "$LOGS" && upstream --netdev-up --ip=192.168.77.1/24 -- \
+	# --vm: the rdmacm tests fork their two sides, which must be
+	# processes of one VM, as on a real one
+	(cd "$LOGS" && upstream --vm="upstream-v64-$$" --netdev-up \
+		--ip=192.168.77.1/24 -- \
 		"$RC/bin/run_tests.py" --dev "$RDMA_DEV" -v >"$log" 2>&1)
 	verdict v64.run_tests v64 "$log"
 }
@@ -206,8 +209,9 @@ check_v44_tests() {
 	mapfile -t up < <(grep -Ev "$RAW_TESTS|$NOT_RUN" "$list")
 	mapfile -t raw < <(grep -E "$RAW_TESTS" "$list")
 	if want v44.run_tests; then
-		v44 --netdev-up --ip=192.168.77.1/24 -- "$PY" run_tests.py -v \
-			--dev "$RDMA_DEV" "${up[@]}" >"$LOGS/v44.run_tests.log" 2>&1
+		v44 --vm="upstream-v44-$$" --netdev-up --ip=192.168.77.1/24 -- \
+			"$PY" run_tests.py -v --dev "$RDMA_DEV" "${up[@]}" \
+			>"$LOGS/v44.run_tests.log" 2>&1
 		verdict v44.run_tests v44 "$LOGS/v44.run_tests.log"
 	fi
 	if want v44.run_tests_raw; then
