@@ -111,18 +111,9 @@ pair() {
 	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null
 	wait "$SPID"
 	src=$?
-	# Debian 12's rping (rdma-core 44) races its own exit: main destroys
-	# the event channel while its CM thread may still call
-	# rdma_get_cm_event(), which then fails EBADF and exit()s 255 (on a
-	# real kernel too; upstream's fix: "rping: terminate CM event thread
-	# before exiting", 2025-07-03).  Only that, after a whole run.
-	if [ "$src" -eq 255 ] && [ "${scmd[0]}" = rping ] &&
-	   grep -q 'DISCONNECT EVENT' "$TMP/$name.server" &&
-	   [ "$(tail -n 1 "$TMP/$name.server")" = \
-	     'rdma_get_cm_event: Bad file descriptor' ]; then
-		echo "$name: rping's exit race (rdma-core 44), not counted"
-		src=0
-	fi
+	# rping's own exit race (check.sh) after a whole run
+	[ "${scmd[0]}" = rping ] && rping_exit_race "$src" \
+		"$TMP/$name.server" && src=0
 	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ]; then
 		ok
 		return 0
