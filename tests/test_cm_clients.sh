@@ -108,6 +108,7 @@ pair() {
 	fi
 	client "$name" -- "$@"
 	crc=$?
+	[ "$1" = rping ] && rping_exit_race "$crc" "$TMP/$name.client" && crc=0
 	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null
 	wait "$SPID"
 	src=$?

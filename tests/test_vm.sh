@@ -288,7 +288,9 @@ cm)
 		test $(($(date +%s) - start)) -lt 10
 	timeout 120 "$EMU" --vm=v -- rping -c -a 10.9.0.1 -p 7174 -C 20 -V -v \
 		>"$TMP/cli" 2>&1
-	check "client (status $?)" test $? -eq 0
+	rc=$?
+	rping_exit_race "$rc" "$TMP/cli" && rc=0
+	check "client (status $rc)" test $rc -eq 0
 	wait "$srv"
 	rc=$?
 	rping_exit_race "$rc" "$TMP/srv" && rc=0
