@@ -14,6 +14,10 @@
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
 # ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
+# ./build.sh guest-root     the kernel-in-the-loop environment in build/guest/
+#                           (issue 23): a trixie root with QEMU from
+#                           trixie-backports, trixie's kernel and busybox
+#                           (mmdebstrap, Debian archive only; needs root)
 # ./build.sh fresh-root SUITE [COMMAND...]
 #                           clone this commit into /root/libmana of a fresh
 #                           Debian SUITE root (bookworm, trixie; mmdebstrap
@@ -322,11 +326,16 @@ fuzz)
 fresh-root)
 	fresh_root "$@"
 	;;
+guest-root)
+	ensure_packages mmdebstrap xz-utils
+	mkdir -p "$TOP/build"
+	tests/guest/guest_root.sh "$TOP/build"
+	;;
 -h|--help|help)
-	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root, guest-root)" >&2
 	exit 2
 	;;
 esac
