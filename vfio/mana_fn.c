@@ -43,6 +43,9 @@
 #define MANA_DB			1	/* ... and of the MANA device */
 #define PDID			1
 #define GPA_MKEY		0x11	/* the HWC's key for guest physical addresses */
+#define VPORT_HANDLE		0x5600000000000001ULL	/* the one vPort */
+#define MAX_WQOBJS		64
+#define WQOBJ_HANDLE_BASE	0x7700000000000000ULL
 
 struct dma_region {
 	bool used;
@@ -78,6 +81,10 @@ struct mana_fn {
 	struct dma_region rg[MAX_REGIONS];
 	uint64_t next_region;
 	struct queue *hwc_eq, *hwc_cq, *hwc_rq, *hwc_sq;
+	struct {
+		uint64_t handle;
+		struct queue *wq, *cq;
+	} wqobj[MAX_WQOBJS];
 	bool registered;
 	struct mana_fn_stats st;
 };
@@ -344,6 +351,7 @@ static void hwc_destroy(struct mana_fn *fn)
 		memset(&fn->rg[i], 0, sizeof(fn->rg[i]));
 	}
 	fn->hwc_eq = fn->hwc_cq = fn->hwc_rq = fn->hwc_sq = NULL;
+	memset(fn->wqobj, 0, sizeof(fn->wqobj));
 	fn->registered = false;
 }
 
@@ -594,6 +602,95 @@ static uint32_t req_test_eqe(struct mana_fn *fn, const uint8_t *req,
 }
 
 /*
+ * A WQ object: an SQ or RQ and its CQ, each over the DMA region the
+ * request names (the driver forgets both handles once created).
+ */
+static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type,
+				   uint64_t handle, uint32_t size)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+	struct queue *q;
+
+	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
+	    !gdma_is_pow2(size) ||
+	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
+		return NULL;
+	q = q_alloc(fn, type);
+	if (!q)
+		return NULL;
+	q->size = size;
+	q->pages = rg->pages;
+	q->npages = rg->page_count;
+	memset(rg, 0, sizeof(*rg));
+	return q;
+}
+
+static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
+				 uint32_t len, uint8_t *r)
+{
+	struct mana_create_wqobj w;
+	struct queue *wq, *cq;
+	int i;
+
+	if (mana_create_wqobj_decode(req, len, &w) || w.vport != VPORT_HANDLE ||
+	    !q_find(fn, GDMA_EQ, w.cq_parent) || !rg_find(fn, w.wq_region) ||
+	    !rg_find(fn, w.cq_region))
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_WQOBJS && fn->wqobj[i].wq; i++)
+		;
+	if (i == MAX_WQOBJS)
+		return GDMA_STATUS_NO_RESOURCE;
+	wq = q_from_region(fn, w.wq_type, w.wq_region, w.wq_size);
+	if (!wq)
+		return GDMA_STATUS_BAD_ARG;
+	cq = q_from_region(fn, GDMA_CQ, w.cq_region, w.cq_size);
+	if (!cq) {
+		q_free(wq);
+		return GDMA_STATUS_BAD_ARG;
+	}
+	cq->parent_eq = w.cq_parent;
+	fn->wqobj[i].wq = wq;
+	fn->wqobj[i].cq = cq;
+	fn->wqobj[i].handle = WQOBJ_HANDLE_BASE + (uint64_t)i;
+	gdma_put_le32(r, wq->id);
+	gdma_put_le32(r + 4, cq->id);
+	gdma_put_le64(r + 8, fn->wqobj[i].handle);
+	return 0;
+}
+
+static uint32_t wqobj_destroy(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq)
+		return GDMA_STATUS_BAD_ARG;
+	q_free(fn->wqobj[i].wq);
+	q_free(fn->wqobj[i].cq);
+	memset(&fn->wqobj[i], 0, sizeof(fn->wqobj[i]));
+	return 0;
+}
+
+/*
+ * Fencing an RQ: every WQE before it is done (no RX is modelled yet, so
+ * none is pending) and its CQ gets a CQE_RX_OBJECT_FENCE, which the
+ * driver waits for.
+ */
+static uint32_t wqobj_fence(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+	uint8_t cqe[GDMA_CQE_DATA_SIZE] = { 0 };
+	struct mana_cqe_header h = {
+		.cqe_type = CQE_RX_OBJECT_FENCE, .client_type = MANA_CQE_COMPLETION,
+	};
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq ||
+	    fn->wqobj[i].wq->type != GDMA_RQ || mana_cqe_header_encode(&h, cqe))
+		return GDMA_STATUS_BAD_ARG;
+	cq_post(fn, fn->wqobj[i].cq, cqe, fn->wqobj[i].wq->id, false);
+	return 0;
+}
+
+/*
  * MANA (Ethernet) requests, 0x20000 and up, to the registered device.
  * Unknown ones get the hardware's CMD_UNSUPPORTED, which 6.12 reports as
  * "Command 0x... failed" and newer kernels as -EOPNOTSUPP.
@@ -602,13 +699,61 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			     const uint8_t *req, uint32_t len, uint8_t *resp,
 			     uint32_t resp_len)
 {
-	(void)fn;
-	(void)h;
-	(void)req;
-	(void)len;
-	(void)resp;
-	(void)resp_len;
-	return GDMA_STATUS_CMD_UNSUPPORTED;
+	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
+	const uint8_t *q = req + GDMA_REQ_HDR_SIZE;
+
+	if (h->msg_type >= 0x20000 && h->msg_type < 0x30000 &&
+	    (!fn->registered || h->dev_id != GDMA_DEVICE_MANA))
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_QUERY_DEV_CONFIG:
+		/* pf_cap_flags none; one vPort; v2 adds the adapter MTU */
+		if (resp_len < GDMA_RESP_HDR_SIZE + 40)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le16(r + 32, 1);		/* max_num_vports */
+		gdma_put_le32(r + 36, 64);		/* max_num_eqs */
+		if (h->resp_version >= 2 && resp_len >= GDMA_RESP_HDR_SIZE + 48)
+			gdma_put_le16(r + 40, 1514);	/* adapter_mtu */
+		return 0;
+	case MANA_QUERY_VPORT_CONFIG:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 32 ||
+		    len < GDMA_REQ_HDR_SIZE + 4 || gdma_get_le32(q) != 0)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le32(r, 16);			/* max_num_sq */
+		gdma_put_le32(r + 4, 16);		/* max_num_rq */
+		gdma_put_le32(r + 8, 64);		/* num_indirection_ent */
+		memcpy(r + 16, fn->mac, 6);
+		gdma_put_le64(r + 24, VPORT_HANDLE);
+		return 0;
+	case MANA_CONFIG_VPORT_TX:
+		/* vport, pdid, doorbell page: answer the tx vPort offset */
+		if (resp_len < GDMA_RESP_HDR_SIZE + 4 ||
+		    len < GDMA_REQ_HDR_SIZE + 16 ||
+		    gdma_get_le64(q) != VPORT_HANDLE)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le16(r, 0);			/* tx_vport_offset */
+		r[2] = 1;				/* short_form_allowed */
+		return 0;
+	case MANA_CREATE_WQ_OBJ:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 16)
+			return GDMA_STATUS_BAD_ARG;
+		return req_create_wqobj(fn, req, len, r);
+	case MANA_DESTROY_WQ_OBJ:
+		if (len < GDMA_REQ_HDR_SIZE + 16)
+			return GDMA_STATUS_BAD_ARG;
+		return wqobj_destroy(fn, gdma_get_le64(q + 8));
+	case MANA_FENCE_RQ:
+		if (len < GDMA_REQ_HDR_SIZE + 8)
+			return GDMA_STATUS_BAD_ARG;
+		return wqobj_fence(fn, gdma_get_le64(q));
+	case MANA_CONFIG_VPORT_RX:
+		/* steering is not modelled yet: the vPort handle must match */
+		if (len < GDMA_REQ_HDR_SIZE + 8 || gdma_get_le64(q) != VPORT_HANDLE)
+			return GDMA_STATUS_BAD_ARG;
+		return 0;
+	default:
+		return GDMA_STATUS_CMD_UNSUPPORTED;
+	}
 }
 
 /* Fill @resp (zeroed, @resp_len bytes) and return the status. */
@@ -641,21 +786,31 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 	case GDMA_LIST_DEVICES:
 		if (resp_len < GDMA_RESP_HDR_SIZE + 8 + 4 * 64)
 			return GDMA_STATUS_BAD_ARG;
-		gdma_put_le32(r, 2);
+		/*
+		 * The RDMA device too: 6.12's mana always adds the mana.rdma
+		 * auxiliary device, and mana_ib_probe registers gc->mana_ib
+		 * whether or not it was listed (a NULL gdma_context oops when
+		 * it was not); an RDMA-capable VF lists it.
+		 */
+		gdma_put_le32(r, 3);
 		gdma_put_le32(r + 8, GDMA_DEVICE_HWC);
 		gdma_put_le32(r + 12, GDMA_DEVICE_MANA);
+		gdma_put_le32(r + 16, GDMA_DEVICE_MANA_IB);
 		return 0;
 	case GDMA_REGISTER_DEVICE:
 		if (resp_len < GDMA_RESP_HDR_SIZE + 12 ||
-		    h->dev_id != GDMA_DEVICE_MANA)
+		    (h->dev_id != GDMA_DEVICE_MANA &&
+		     h->dev_id != GDMA_DEVICE_MANA_IB))
 			return GDMA_STATUS_BAD_ARG;
-		fn->registered = true;
+		if (h->dev_id == GDMA_DEVICE_MANA)
+			fn->registered = true;
 		gdma_put_le32(r, PDID);
 		gdma_put_le32(r + 4, GPA_MKEY);
 		gdma_put_le32(r + 8, MANA_DB);
 		return 0;
 	case GDMA_DEREGISTER_DEVICE:
-		fn->registered = false;
+		if (h->dev_id == GDMA_DEVICE_MANA)
+			fn->registered = false;
 		return 0;
 	case GDMA_GENERATE_TEST_EQE:
 		return req_test_eqe(fn, req, len);
@@ -771,6 +926,83 @@ static void hwc_sq_ring(struct mana_fn *fn, uint32_t tail)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Ethernet SQs: every WQE is a frame; it is read, counted and completed */
+
+static struct queue *wqobj_cq(struct mana_fn *fn, const struct queue *wq)
+{
+	int i;
+
+	for (i = 0; i < MAX_WQOBJS; i++)
+		if (fn->wqobj[i].wq == wq)
+			return fn->wqobj[i].cq;
+	return NULL;
+}
+
+/*
+ * Gather a frame from the WQE's SGEs (the kernel's: GPA key, one linear
+ * part and page fragments); -EFAULT when an SGE leaves shared memory.
+ */
+static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
+		     const struct gdma_wqe_view *v, uint8_t *frame,
+		     uint32_t *len)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < v->hdr.num_sge; i++) {
+		struct gdma_sge sge;
+		void *p;
+
+		gdma_wqe_view_sge(wqe, v, i, &sge);
+		if (sge.mkey != GPA_MKEY || sge.size > MANA_FN_MAX_FRAME - n)
+			return -EINVAL;
+		p = fn->ops.dma(fn->ops.ctx, sge.addr, sge.size);
+		if (!p) {
+			fn->st.dma_faults++;
+			return -EFAULT;
+		}
+		memcpy(frame + n, p, sge.size);
+		n += sge.size;
+	}
+	*len = n;
+	return 0;
+}
+
+static void mana_sq_ring(struct mana_fn *fn, struct queue *sq, uint32_t tail)
+{
+	static uint8_t frame[MANA_FN_MAX_FRAME];
+	struct queue *cq = wqobj_cq(fn, sq);
+	uint8_t wqe[GDMA_MAX_SQE_SIZE], cqe[GDMA_CQE_DATA_SIZE];
+	struct gdma_wqe_view v = { 0 };
+	uint32_t len;
+	uint8_t type;
+
+	sq->tail = tail;
+	while (cq && sq->consumer != sq->tail) {
+		if (q_read(fn, sq, sq->consumer, wqe, sizeof(wqe)) ||
+		    gdma_wqe_view_decode(wqe, sizeof(wqe), GDMA_SQ, &v) ||
+		    v.hdr.num_sge == 0) {
+			fn_log("SQ %u: malformed WQE at %#x; queue stopped",
+			       sq->id, sq->consumer);
+			sq->consumer = sq->tail;
+			return;
+		}
+		type = CQE_TX_OKAY;
+		if (tx_gather(fn, wqe, &v, frame, &len) || len < 14) {
+			fn_log("SQ %u: frame at %#x refused", sq->id, sq->consumer);
+			type = CQE_TX_INVALID_OOB;
+		} else {
+			fn->st.tx_frames++;
+			fn->st.tx_bytes += len;
+			if (fn->ops.frame)
+				fn->ops.frame(fn->ops.ctx, frame, len);
+		}
+		mana_tx_comp_encode_one(cqe, type, sq->consumer / GDMA_WQE_BU_SIZE);
+		sq->consumer += v.size;
+		cq_post(fn, cq, cqe, sq->id, true);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
 /* BARs */
 
 uint64_t mana_fn_bar_size(unsigned int bar)
@@ -799,6 +1031,10 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_SQ, db.id);
+		if (q && page == MANA_DB) {
+			mana_sq_ring(fn, q, db.tail);
+			return;
+		}
 		break;
 	case GDMA_DB_RQ:
 		if (fn->hwc_rq && page == HWC_DB && db.id == fn->hwc_rq->id) {

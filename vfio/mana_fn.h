@@ -20,6 +20,7 @@
 #define MANA_FN_BAR0_SIZE	0x10000
 #define MANA_FN_BAR4_SIZE	0x1000
 #define MANA_FN_MSIX		64	/* vectors, as openvmm's model has */
+#define MANA_FN_MAX_FRAME	16384
 
 struct mana_fn_ops {
 	/*
@@ -30,6 +31,8 @@ struct mana_fn_ops {
 	void *(*dma)(void *ctx, uint64_t gpa, size_t len);
 	/* Signal MSI-X vector @vector (no-op when the client set none). */
 	void (*irq)(void *ctx, uint32_t vector);
+	/* A frame the driver sent (optional; no wire is attached yet). */
+	void (*frame)(void *ctx, const uint8_t *frame, uint32_t len);
 	void *ctx;
 };
 
@@ -56,6 +59,8 @@ struct mana_fn_stats {
 	uint32_t unsupported;		/* ... of them with CMD_UNSUPPORTED */
 	uint32_t dma_faults;		/* accesses outside shared memory */
 	uint32_t last_unsupported;	/* msg_type of the last one */
+	uint64_t tx_frames;		/* frames the driver sent */
+	uint64_t tx_bytes;
 };
 
 void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st);

@@ -38,6 +38,7 @@ enum gdma_request_type {
 
 #define GDMA_DEVICE_HWC		1
 #define GDMA_DEVICE_MANA	2
+#define GDMA_DEVICE_MANA_IB	3
 
 /* gdma_req_hdr: req msg_hdr, expected resp msg_hdr, dev_id, activity_id */
 struct gdma_req_hdr {
@@ -184,6 +185,53 @@ static inline int gdma_create_queue_decode(const uint8_t *b, uint32_t len,
 	c.msix = gdma_get_le32(p + 36);
 	c.parent_eq = gdma_get_le32(p + 44);
 	*out = c;
+	return 0;
+}
+
+/* MANA (Ethernet) requests, include/net/mana/mana.h */
+enum mana_command_code {
+	MANA_QUERY_DEV_CONFIG = 0x20001,
+	MANA_QUERY_GF_STAT = 0x20002,
+	MANA_CONFIG_VPORT_TX = 0x20003,
+	MANA_CREATE_WQ_OBJ = 0x20004,
+	MANA_DESTROY_WQ_OBJ = 0x20005,
+	MANA_FENCE_RQ = 0x20006,
+	MANA_CONFIG_VPORT_RX = 0x20007,
+	MANA_QUERY_VPORT_CONFIG = 0x20008,
+};
+
+/* MANA_CREATE_WQ_OBJ: vport, wq_type, reserved, two regions, sizes, ... */
+struct mana_create_wqobj {
+	uint64_t vport;
+	enum gdma_queue_type wq_type;
+	uint64_t wq_region;
+	uint64_t cq_region;
+	uint32_t wq_size;
+	uint32_t cq_size;
+	uint32_t cq_parent;
+};
+
+/* 6.12 sends the 88-byte V1 body; newer kernels append V2/V3 fields. */
+static inline int mana_create_wqobj_decode(const uint8_t *b, uint32_t len,
+					   struct mana_create_wqobj *out)
+{
+	struct mana_create_wqobj w;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	uint32_t type;
+
+	if (len < GDMA_REQ_HDR_SIZE + 48)
+		return -EINVAL;
+	type = gdma_get_le32(p + 8);
+	if (type != GDMA_SQ && type != GDMA_RQ)
+		return -EINVAL;
+	w.vport = gdma_get_le64(p);
+	w.wq_type = (enum gdma_queue_type)type;
+	w.wq_region = gdma_get_le64(p + 16);
+	w.cq_region = gdma_get_le64(p + 24);
+	w.wq_size = gdma_get_le32(p + 32);
+	w.cq_size = gdma_get_le32(p + 36);
+	w.cq_parent = gdma_get_le32(p + 44);
+	*out = w;
 	return 0;
 }
 

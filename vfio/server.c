@@ -87,6 +87,19 @@ static void srv_irq(void *ctx, uint32_t vector)
 		fprintf(stderr, "mana-vfio: MSI-X %u: %s\n", vector, strerror(errno));
 }
 
+/* The guest's frames are not on a wire yet: the first few are logged. */
+static void srv_frame(void *ctx, const uint8_t *f, uint32_t len)
+{
+	static unsigned int logged;
+
+	(void)ctx;
+	if (logged++ < 8)
+		fprintf(stderr, "mana-vfio: TX frame %u bytes, %02x:%02x:%02x:%02x:%02x:%02x -> "
+			"%02x:%02x:%02x:%02x:%02x:%02x type %02x%02x\n", len,
+			f[6], f[7], f[8], f[9], f[10], f[11],
+			f[0], f[1], f[2], f[3], f[4], f[5], f[12], f[13]);
+}
+
 static void close_fds(struct server *s)
 {
 	unsigned int i;
@@ -443,7 +456,7 @@ int main(int argc, char **argv)
 	uint8_t mac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct server s = { .fd = -1 };
-	struct mana_fn_ops ops = { srv_dma, srv_irq, &s };
+	struct mana_fn_ops ops = { srv_dma, srv_irq, srv_frame, &s };
 	struct mana_fn_stats st;
 	int c, lfd, i, rc = 0;
 	uint32_t size;
@@ -488,9 +501,10 @@ int main(int argc, char **argv)
 	}
 	mana_fn_get_stats(s.fn, &st);
 	fprintf(stderr, "mana-vfio: exit: hwc_established=%u requests=%u "
-		"unsupported=%u last_unsupported=%#x dma_faults=%u\n",
+		"unsupported=%u last_unsupported=%#x dma_faults=%u tx_frames=%llu\n",
 		st.hwc_established, st.requests, st.unsupported,
-		st.last_unsupported, st.dma_faults);
+		st.last_unsupported, st.dma_faults,
+		(unsigned long long)st.tx_frames);
 	for (i = 0; i < MAX_MAPS; i++)
 		if (s.maps[i].host)
 			munmap(s.maps[i].host, s.maps[i].size);
