@@ -34,6 +34,7 @@ struct mana_fn_ops {
 	/* A frame the driver sent (optional; no wire is attached yet). */
 	void (*frame)(void *ctx, const uint8_t *frame, uint32_t len);
 	void *ctx;
+	bool verbose;		/* log every HWC request and its status */
 };
 
 struct mana_fn;

@@ -6,6 +6,8 @@
  *
  *   mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX]
  *
+ * MANA_VFIO_VERBOSE=1 logs every vfio-user message and HWC request.
+ *
  * Listens on PATH (a Unix socket it creates; an existing file is an error),
  * serves one client and exits when the client goes: guest memory unmapped,
  * eventfds closed, PATH removed (also on SIGTERM/SIGINT/SIGHUP).  One
@@ -482,6 +484,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MANA_FN_MSIX; i++)
 		s.msix_fd[i] = -1;
 	verbose = getenv("MANA_VFIO_VERBOSE") && *getenv("MANA_VFIO_VERBOSE") == '1';
+	ops.verbose = verbose;
 	s.msg = malloc(VFU_MAX_MSG);
 	s.reply = malloc(VFU_MAX_MSG);
 	s.fn = mana_fn_new(&ops, mac);
