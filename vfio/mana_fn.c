@@ -85,6 +85,8 @@ struct mana_fn {
 		uint64_t handle;
 		struct queue *wq, *cq;
 	} wqobj[MAX_WQOBJS];
+	uint64_t default_rxobj;		/* CONFIG_VPORT_RX's; 0: none */
+	bool rx_enabled;
 	bool registered;
 	struct mana_fn_stats st;
 };
@@ -355,6 +357,8 @@ static void hwc_destroy(struct mana_fn *fn)
 	}
 	fn->hwc_eq = fn->hwc_cq = fn->hwc_rq = fn->hwc_sq = NULL;
 	memset(fn->wqobj, 0, sizeof(fn->wqobj));
+	fn->default_rxobj = 0;
+	fn->rx_enabled = false;
 	fn->registered = false;
 }
 
@@ -661,12 +665,25 @@ static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 	return 0;
 }
 
+/* The RQ of RX object @handle, or NULL. */
+static struct queue *wqobj_rq(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq ||
+	    fn->wqobj[i].wq->type != GDMA_RQ)
+		return NULL;
+	return fn->wqobj[i].wq;
+}
+
 static uint32_t wqobj_destroy(struct mana_fn *fn, uint64_t handle)
 {
 	uint64_t i = handle - WQOBJ_HANDLE_BASE;
 
 	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq)
 		return GDMA_STATUS_BAD_ARG;
+	if (handle == fn->default_rxobj)
+		fn->default_rxobj = 0;
 	q_free(fn->wqobj[i].wq);
 	q_free(fn->wqobj[i].cq);
 	memset(&fn->wqobj[i], 0, sizeof(fn->wqobj[i]));
@@ -750,9 +767,23 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			return GDMA_STATUS_BAD_ARG;
 		return wqobj_fence(fn, gdma_get_le64(q));
 	case MANA_CONFIG_VPORT_RX:
-		/* steering is not modelled yet: the vPort handle must match */
-		if (len < GDMA_REQ_HDR_SIZE + 8 || gdma_get_le64(q) != VPORT_HANDLE)
+		/*
+		 * mana_cfg_rx_steer_req_v2: vport, num_indir_entries,
+		 * indir_tab_offset, rx_enable @12, rss_enable @16,
+		 * update_default_rxobj @20, ..., default_rxobj @24.  RSS is
+		 * not modelled: frames go to the default RX object (with the
+		 * one queue of -smp 1 the table names only that one).
+		 */
+		if (len < GDMA_REQ_HDR_SIZE + 32 || gdma_get_le64(q) != VPORT_HANDLE)
 			return GDMA_STATUS_BAD_ARG;
+		if (q[20]) {
+			uint64_t obj = gdma_get_le64(q + 24);
+
+			if (obj && !wqobj_rq(fn, obj))
+				return GDMA_STATUS_BAD_ARG;
+			fn->default_rxobj = obj;
+		}
+		fn->rx_enabled = gdma_get_le32(q + 12) != 0;
 		return 0;
 	default:
 		return GDMA_STATUS_CMD_UNSUPPORTED;
@@ -1005,6 +1036,65 @@ static void mana_sq_ring(struct mana_fn *fn, struct queue *sq, uint32_t tail)
 		sq->consumer += v.size;
 		cq_post(fn, cq, cqe, sq->id, true);
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* RX: a frame from the wire into the default RX object's next WQE */
+
+int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len)
+{
+	struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_OKAY };
+	uint8_t wqe[GDMA_MAX_RQE_SIZE], cqe[GDMA_CQE_DATA_SIZE];
+	struct gdma_wqe_view v = { 0 };
+	struct queue *rq, *cq;
+	uint32_t i, done = 0, off;
+
+	rq = fn->rx_enabled ? wqobj_rq(fn, fn->default_rxobj) : NULL;
+	cq = rq ? wqobj_cq(fn, rq) : NULL;
+	if (!cq || len == 0 || len > MANA_FN_MAX_FRAME) {
+		fn->st.rx_drops++;
+		return -ENODEV;
+	}
+	if (rq->consumer == rq->tail) {
+		fn->st.rx_drops++;	/* no buffer posted: the NIC drops */
+		return -EAGAIN;
+	}
+	off = rq->consumer;
+	if (q_read(fn, rq, off, wqe, sizeof(wqe)) ||
+	    gdma_wqe_view_decode(wqe, sizeof(wqe), GDMA_RQ, &v)) {
+		fn_log("RQ %u: malformed WQE at %#x; queue stopped", rq->id, off);
+		rq->consumer = rq->tail;
+		fn->st.rx_drops++;
+		return -EINVAL;
+	}
+	for (i = 0; i < v.hdr.num_sge && done < len; i++) {
+		struct gdma_sge sge;
+		uint32_t n;
+		void *p;
+
+		gdma_wqe_view_sge(wqe, &v, i, &sge);
+		n = len - done < sge.size ? len - done : sge.size;
+		p = sge.mkey == GPA_MKEY ? fn->ops.dma(fn->ops.ctx, sge.addr, n) : NULL;
+		if (!p) {
+			fn->st.dma_faults++;
+			break;
+		}
+		memcpy(p, frame + done, n);
+		done += n;
+	}
+	rq->consumer += v.size;
+	if (done < len) {
+		o.cqe_type = CQE_RX_TRUNCATED;
+		fn->st.rx_drops++;
+	} else {
+		fn->st.rx_frames++;
+	}
+	/* no checksum offload claimed: the stack checks them itself */
+	o.ppi[0].pkt_len = (uint16_t)done;
+	o.rx_wqe_offset = off / GDMA_WQE_BU_SIZE;
+	if (mana_rx_comp_oob_encode(&o, cqe))
+		return -EINVAL;
+	return cq_post(fn, cq, cqe, rq->id, false);
 }
 
 /* ------------------------------------------------------------------------ */

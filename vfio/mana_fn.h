@@ -53,6 +53,14 @@ int mana_fn_bar_write(struct mana_fn *fn, unsigned int bar, uint64_t off,
 		      const void *buf, uint32_t len);
 uint64_t mana_fn_bar_size(unsigned int bar);
 
+/*
+ * A frame from the wire: into the next WQE of the RX object the driver
+ * made the vPort's default (CONFIG_VPORT_RX), CQE, EQE, MSI-X.  0, or
+ * -ENODEV (RX off, no such object), -EAGAIN (no WQE posted: dropped, as
+ * the NIC would), -EINVAL; counted in rx_frames / rx_drops.
+ */
+int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len);
+
 /* Counters for tests and the exit summary. */
 struct mana_fn_stats {
 	uint32_t hwc_established;
@@ -62,6 +70,8 @@ struct mana_fn_stats {
 	uint32_t last_unsupported;	/* msg_type of the last one */
 	uint64_t tx_frames;		/* frames the driver sent */
 	uint64_t tx_bytes;
+	uint64_t rx_frames;		/* frames delivered to the driver */
+	uint64_t rx_drops;		/* ... not: RX off, no WQE, too long */
 };
 
 void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st);

@@ -4,7 +4,11 @@
  * vfio-user-pci (QEMU >= 10.1) puts it in a guest and the real Linux mana
  * driver probes it.
  *
- *   mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX]
+ *   mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX] [--backend=SPEC]
+ *
+ * --backend puts the VF's frames on one of mana-emu's wires (emulator/
+ * wire/: null, socket:DIR, a virtual switch mana-emu VMs join, or
+ * tap:IFNAME); without it the guest's frames are completed and dropped.
  *
  * MANA_VFIO_VERBOSE=1 logs every vfio-user message and HWC request.
  *
@@ -20,6 +24,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +34,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "emulator/wire/backend.h"
 #include "mana_fn.h"
 #include "vfio_user.h"
 
 #define MAX_MAPS	64
+#define USAGE	"usage: mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX] " \
+		"[--backend=null|socket:DIR|tap:IFNAME]\n"
 
 struct dma_map {
 	uint64_t addr, size;
@@ -47,6 +55,12 @@ struct server {
 	uint8_t *msg, *reply;
 	int fds[VFU_MAX_FDS];
 	unsigned int nfds;
+	/*
+	 * The wire's receive thread delivers frames into the function while
+	 * this thread serves QEMU: one lock around every mana_fn call.
+	 */
+	pthread_mutex_t lock;
+	struct backend *wire;
 };
 
 static const char *sock_path;
@@ -89,17 +103,30 @@ static void srv_irq(void *ctx, uint32_t vector)
 		fprintf(stderr, "mana-vfio: MSI-X %u: %s\n", vector, strerror(errno));
 }
 
-/* The guest's frames are not on a wire yet: the first few are logged. */
+/* A frame the guest sent: to the wire (if any); the first few logged. */
 static void srv_frame(void *ctx, const uint8_t *f, uint32_t len)
 {
 	static unsigned int logged;
+	struct server *s = ctx;
 
-	(void)ctx;
+	if (s->wire)
+		backend_xmit(s->wire, f, len);
 	if (logged++ < 8)
 		fprintf(stderr, "mana-vfio: TX frame %u bytes, %02x:%02x:%02x:%02x:%02x:%02x -> "
 			"%02x:%02x:%02x:%02x:%02x:%02x type %02x%02x\n", len,
 			f[6], f[7], f[8], f[9], f[10], f[11],
 			f[0], f[1], f[2], f[3], f[4], f[5], f[12], f[13]);
+}
+
+/* A frame from the wire (its receive thread) into the guest. */
+static void srv_rx(void *ctx, unsigned int port, const void *frame, size_t len)
+{
+	struct server *s = ctx;
+
+	(void)port;
+	pthread_mutex_lock(&s->lock);
+	mana_fn_rx(s->fn, frame, (uint32_t)len);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void close_fds(struct server *s)
@@ -453,6 +480,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "mac", required_argument, NULL, 'm' },
+		{ "backend", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint8_t mac[6] = { 0x00, 0x0d, 0x3a, 0x00, 0x00, 0x01 };
@@ -460,21 +488,27 @@ int main(int argc, char **argv)
 	struct server s = { .fd = -1 };
 	struct mana_fn_ops ops = { srv_dma, srv_irq, srv_frame, &s };
 	struct mana_fn_stats st;
+	const char *wire_spec = NULL;
 	int c, lfd, i, rc = 0;
 	uint32_t size;
+	char err[256] = "";
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 's') {
 			sock_path = optarg;
+		} else if (c == 'b' && !backend_spec_check(optarg, err, sizeof(err))) {
+			wire_spec = optarg;
 		} else if (c == 'm' && !parse_mac(optarg, mac)) {
 			continue;
 		} else {
-			fprintf(stderr, "usage: mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX]\n");
+			if (*err)
+				fprintf(stderr, "mana-vfio: --backend: %s\n", err);
+			fprintf(stderr, USAGE);
 			return 2;
 		}
 	}
 	if (!sock_path || optind != argc) {
-		fprintf(stderr, "usage: mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX]\n");
+		fprintf(stderr, USAGE);
 		return 2;
 	}
 	/* no SA_RESTART: a signal ends the blocking accept/recv */
@@ -488,6 +522,15 @@ int main(int argc, char **argv)
 	s.msg = malloc(VFU_MAX_MSG);
 	s.reply = malloc(VFU_MAX_MSG);
 	s.fn = mana_fn_new(&ops, mac);
+	pthread_mutex_init(&s.lock, NULL);
+	if (wire_spec) {
+		struct vsw_id id = { .ngid = 0 };
+
+		memcpy(id.mac, mac, 6);
+		s.wire = backend_open_id(wire_spec, NULL, 1, srv_rx, &s, &id);
+		if (!s.wire)
+			return 1;
+	}
 	lfd = listen_on(sock_path);
 	if (!s.msg || !s.reply || !s.fn || lfd < 0)
 		return 1;
@@ -497,17 +540,27 @@ int main(int argc, char **argv)
 	if (s.fd < 0) {
 		rc = stop ? 0 : 1;
 	} else {
-		while (!stop && !read_msg(&s, &size) && !handle(&s, size))
-			;
+		while (!stop && !read_msg(&s, &size)) {
+			pthread_mutex_lock(&s.lock);
+			rc = handle(&s, size);
+			pthread_mutex_unlock(&s.lock);
+			if (rc)
+				break;
+		}
+		rc = 0;
 		close_fds(&s);
 		close(s.fd);
 	}
+	if (s.wire)
+		backend_close(s.wire);	/* its thread stops: no more srv_rx */
 	mana_fn_get_stats(s.fn, &st);
 	fprintf(stderr, "mana-vfio: exit: hwc_established=%u requests=%u "
-		"unsupported=%u last_unsupported=%#x dma_faults=%u tx_frames=%llu\n",
+		"unsupported=%u last_unsupported=%#x dma_faults=%u tx_frames=%llu "
+		"rx_frames=%llu rx_drops=%llu\n",
 		st.hwc_established, st.requests, st.unsupported,
 		st.last_unsupported, st.dma_faults,
-		(unsigned long long)st.tx_frames);
+		(unsigned long long)st.tx_frames, (unsigned long long)st.rx_frames,
+		(unsigned long long)st.rx_drops);
 	for (i = 0; i < MAX_MAPS; i++)
 		if (s.maps[i].host)
 			munmap(s.maps[i].host, s.maps[i].size);
