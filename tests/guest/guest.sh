@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tests/guest/guest.sh BUILD_DIR initramfs OUT SCRIPT
+# tests/guest/guest.sh BUILD_DIR initramfs OUT SCRIPT [FILE...]
 #     a busybox initramfs (made now, from BUILD_DIR/guest/ of guest_root.sh)
 #     with ib_core, ib_uverbs, mana, mana_ib and their dependencies
 #     (uncompressed: busybox's insmod reads plain .ko) whose /init runs the
-#     shell SCRIPT, prints "GUEST-EXIT <status>" and powers off
+#     shell SCRIPT, prints "GUEST-EXIT <status>" and powers off; each FILE
+#     is copied to its root (/NAME), e.g. a flag the script tests
 # tests/guest/guest.sh BUILD_DIR boot INITRAMFS [QEMU ARGS...]
 #     boots the trixie kernel with it under TCG (-smp 1: this machine's
 #     /dev/kvm is paravirtual and cannot run a stock kernel), serial on
@@ -51,6 +52,8 @@ initramfs)
 		echo "$b" >>"$tmp/mod/order"
 	done
 	cp "$script" "$tmp/test.sh"
+	shift 2
+	for f in "$@"; do cp "$f" "$tmp/"; done
 	cat >"$tmp/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

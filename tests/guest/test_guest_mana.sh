@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# test_guest_mana.sh BUILD_DIR MANA_VFIO
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -12,11 +12,17 @@
 # socket removed.  Also: mana_ib, probing the RDMA device, stops at its
 # first adapter request (M2's work), as a clean probe failure (no oops).
 #
+# With "ping": mana-vfio's wire is a TAP in a network namespace holding
+# 10.77.0.1, the guest's eth0 10.77.0.2, and the guest pings the host's
+# stack through its mana driver and our device: 3 of 3 replies (needs
+# root, /dev/net/tun and network namespaces; skips otherwise).
+#
 # Needs ./build.sh guest-root (build/guest/); skips (77) without it.
 set -uo pipefail
 
 BUILD=$(realpath "$1")
 VFIO=$(realpath "$2")
+MODE=${3:-probe}
 HERE=$(dirname "$(realpath "$0")")
 . "$HERE/../check.sh"
 
@@ -26,6 +32,18 @@ if [ ! -f "$BUILD/guest/stamp" ]; then
 fi
 
 MAC=00:0d:3a:12:34:56
+NS=
+WIRE=()
+if [ "$MODE" = ping ]; then
+	if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/net/tun ] ||
+		! ip netns add "mana-vfio-$$" 2>/dev/null; then
+		echo "test_guest_mana: SKIPPED: ping needs root, /dev/net/tun and netns"
+		exit 77
+	fi
+	NS=mana-vfio-$$
+	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
+	WIRE=(--backend=tap:mvtap0)
+fi
 cat >"$TMP/test.sh" <<'GUEST'
 echo "== dmesg after modules"
 dmesg | grep -E "mana|BUG|Oops|WARNING" 
@@ -39,13 +57,23 @@ sleep 1
 ip -o link show eth0
 echo "== dmesg after link up"
 dmesg | grep -E "mana|BUG|Oops|WARNING" | tail -5
+if [ -e /ping ]; then
+	ip addr add 10.77.0.2/24 dev eth0
+	ping -c 3 -W 5 10.77.0.1
+fi
 GUEST
-"$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" || exit 1
+[ "$MODE" = ping ] && echo >"$TMP/ping"
+"$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" ${NS:+"$TMP/ping"} || exit 1
 
 SOCK=$TMP/mana.sock
-"$VFIO" --socket="$SOCK" --mac=$MAC 2>"$TMP/server.log" &
+${NS:+ip netns exec "$NS"} "$VFIO" --socket="$SOCK" --mac=$MAC "${WIRE[@]}" 2>"$TMP/server.log" &
 server=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+if [ -n "$NS" ]; then
+	# the TAP exists once mana-vfio listens; the host end of the wire
+	ip netns exec "$NS" sh -c 'ip link set lo up && ip link set mvtap0 up &&
+		ip addr add 10.77.0.1/24 dev mvtap0' || fail "TAP set up"
+fi
 t0=$(date +%s%N)
 # a stuck guest is a failure, not a hang: TCG boots in ~5 s here
 timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
@@ -84,6 +112,11 @@ expect "the guest's frames reached mana-vfio" "$TMP/server.log" \
 	"TX frame [0-9]+ bytes, $MAC -> 33:33:.* type 86dd"
 expect "no guest DMA outside shared memory" "$TMP/server.log" 'dma_faults=0 '
 expect "the HWC was torn down at power-off" "$TMP/server.log" 'HWC destroyed'
+if [ "$MODE" = ping ]; then
+	expect "the guest's pings answered through mana" "$TMP/console.log" \
+		'3 packets transmitted, 3 packets received'
+	expect "frames delivered into the guest" "$TMP/server.log" 'rx_frames=[1-9]'
+fi
 check "socket removed" test ! -e "$SOCK"
 check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 if [ "$failed" -ne 0 ]; then
