@@ -361,7 +361,7 @@ static void hwc_send(struct mana_fn *fn, uint64_t db, uint32_t sq_off,
 
 static void test_function(void)
 {
-	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL };
+	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL, false };
 	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
 	struct mana_fn_stats st;
 	struct mana_fn *fn;
@@ -460,11 +460,238 @@ static void test_function(void)
 	free(ram);
 }
 
+/* ---- the MANA half: requests, WQ objects, RX, TX, fence ----------------- */
+
+static uint32_t hwc_sq_off, hwc_rq_off;	/* the driver's ring positions */
+static uint64_t hwc_db;
+static uint8_t last_frame[64];
+static uint32_t last_frame_len;
+
+static void t_frame(void *ctx, const uint8_t *f, uint32_t len)
+{
+	(void)ctx;
+	last_frame_len = len;
+	memcpy(last_frame, f, len < 64 ? len : 64);
+}
+
+/* One HWC round trip; the response is at RESP_GPA; returns its status. */
+static uint32_t hwc_call(struct mana_fn *fn, uint32_t len)
+{
+	memset(g(RESP_GPA), 0xee, 64);
+	hwc_send(fn, hwc_db, hwc_sq_off % 4096, hwc_rq_off % 4096, REQ_GPA, len);
+	hwc_sq_off += 64;
+	hwc_rq_off += 32;
+	return gdma_get_le32(g(RESP_GPA) + 24);
+}
+
+static uint8_t *mreq(uint32_t type, uint32_t len, uint32_t resp)
+{
+	uint8_t *b = g(REQ_GPA);
+
+	memset(b, 0, len);
+	req_hdr(b, type, len, resp, GDMA_DEVICE_MANA);
+	return b + GDMA_REQ_HDR_SIZE;
+}
+
+/* CREATE_DMA_REGION of one page at @gpa: the handle, 0 on failure. */
+static uint64_t region(struct mana_fn *fn, uint64_t gpa)
+{
+	uint8_t *q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+
+	gdma_put_le64(q, 4096);
+	gdma_put_le32(q + 16, 1);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, gpa);
+	if (hwc_call(fn, GDMA_REQ_HDR_SIZE + 32))
+		return 0;
+	return gdma_get_le64(g(RESP_GPA) + 32);
+}
+
+#define M_EQ	(RAM_BASE + 0x30000)
+#define M_SQ	(RAM_BASE + 0x40000)
+#define M_SQCQ	(RAM_BASE + 0x41000)
+#define M_RQ	(RAM_BASE + 0x42000)
+#define M_RQCQ	(RAM_BASE + 0x43000)
+#define M_RXBUF	(RAM_BASE + 0x50000)
+#define M_TXBUF	(RAM_BASE + 0x60000)
+
+static void test_mana(void)
+{
+	struct mana_fn_ops ops = { t_dma, t_irq, t_frame, NULL, false };
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_sge rs = { M_RXBUF, 0x11, 2048 }, ts = { M_TXBUF, 0x11, 60 };
+	uint8_t frame[60], *q, *c;
+	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb;
+	uint32_t eq_id, sq_id2, sqcq, rq_id2, rqcq, irq1, i;
+	struct mana_fn_stats st;
+	struct mana_fn *fn;
+
+	ram = calloc(1, RAM_SIZE);
+	fn = mana_fn_new(&ops, mac);
+	CHECK(ram && fn, "function created");
+	if (!ram || !fn)
+		return;
+	hwc_db = r64(fn, 0x08);
+	smc_establish(fn, r64(fn, 0x18));
+	rq_id = gdma_get_le32(g(EQ_GPA) + 32) & 0xffffff;
+	sq_id = gdma_get_le32(g(EQ_GPA) + 48) & 0xffffff;
+
+	mreq(GDMA_REGISTER_DEVICE, GDMA_REQ_HDR_SIZE, 44);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "REGISTER_DEVICE");
+	mdb = hwc_db + 4096 * gdma_get_le32(g(RESP_GPA) + 40);
+	CHECK(gdma_get_le32(g(RESP_GPA) + 36) == 0x11, "GPA key of the device");
+
+	eqr = region(fn, M_EQ);
+	CHECK(eqr, "EQ region");
+	q = mreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	gdma_put_le32(q + 36, 1);		/* vector 1 */
+	CHECK(hwc_call(fn, 96) == 0, "CREATE_QUEUE EQ");
+	eq_id = gdma_get_le32(g(RESP_GPA) + 32);
+	q = mreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	CHECK(hwc_call(fn, 96) == GDMA_STATUS_BAD_ARG,
+	      "a region serves one queue only");
+
+	q = mreq(MANA_QUERY_DEV_CONFIG, GDMA_REQ_HDR_SIZE + 48, 80);
+	gdma_put_le16(g(REQ_GPA) + 24, 2);	/* response v2 */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0 &&
+	      gdma_get_le16(g(RESP_GPA) + 64) == 1 &&
+	      gdma_get_le16(g(RESP_GPA) + 72) == 1514,
+	      "QUERY_DEV_CONFIG: one vPort, MTU 1514 in v2");
+	q = mreq(MANA_QUERY_VPORT_CONFIG, GDMA_REQ_HDR_SIZE + 4, 64);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == 0 &&
+	      !memcmp(g(RESP_GPA) + 48, mac, 6) &&
+	      gdma_get_le32(g(RESP_GPA) + 40) == 64, "QUERY_VPORT_CONFIG: MAC, 64");
+	vport = gdma_get_le64(g(RESP_GPA) + 56);
+	q = mreq(MANA_QUERY_VPORT_CONFIG, GDMA_REQ_HDR_SIZE + 4, 64);
+	gdma_put_le32(q, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == GDMA_STATUS_BAD_ARG,
+	      "vPort 1 does not exist");
+
+	/* WQ objects: SQ + CQ, RQ + CQ, under the EQ */
+	h1 = region(fn, M_SQ);
+	h2 = region(fn, M_SQCQ);
+	q = mreq(MANA_CREATE_WQ_OBJ, GDMA_REQ_HDR_SIZE + 48, 48);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, GDMA_SQ);
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, h2);
+	gdma_put_le32(q + 32, 4096);
+	gdma_put_le32(q + 36, 4096);
+	gdma_put_le32(q + 44, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0, "CREATE_WQ_OBJ SQ");
+	sq_id2 = gdma_get_le32(g(RESP_GPA) + 32);
+	sqcq = gdma_get_le32(g(RESP_GPA) + 36);
+	sqobj = gdma_get_le64(g(RESP_GPA) + 40);
+	h1 = region(fn, M_RQ);
+	h2 = region(fn, M_RQCQ);
+	q = mreq(MANA_CREATE_WQ_OBJ, GDMA_REQ_HDR_SIZE + 48, 48);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, GDMA_RQ);
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, h2);
+	gdma_put_le32(q + 32, 4096);
+	gdma_put_le32(q + 36, 4096);
+	gdma_put_le32(q + 44, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0, "CREATE_WQ_OBJ RQ");
+	rq_id2 = gdma_get_le32(g(RESP_GPA) + 32);
+	rqcq = gdma_get_le32(g(RESP_GPA) + 36);
+	rqobj = gdma_get_le64(g(RESP_GPA) + 40);
+	CHECK(sqcq != rqcq, "two CQs");
+
+	/* RX before CONFIG_VPORT_RX: dropped */
+	for (i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)(i * 7);
+	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX off: dropped");
+	q = mreq(MANA_CONFIG_VPORT_RX, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 12, 1);		/* rx_enable */
+	q[20] = 1;				/* update_default_rxobj */
+	gdma_put_le64(q + 24, sqobj);		/* an SQ is no RX object */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_RX with an SQ refused");
+	q = mreq(MANA_CONFIG_VPORT_RX, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 12, 1);
+	q[20] = 1;
+	gdma_put_le64(q + 24, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_VPORT_RX");
+	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "no RQ WQE: dropped");
+
+	/* one RQ WQE, one frame: buffer, CQE_RX_OKAY, EQE on the EQ, vector 1 */
+	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ));
+	gdma_sge_encode(&rs, g(M_RQ) + 16);
+	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 32ULL << 32);
+	irq1 = irqs[1];
+	CHECK(mana_fn_rx(fn, frame, 60) == 0, "frame delivered");
+	CHECK(!memcmp(g(M_RXBUF), frame, 60), "frame in the RX buffer");
+	c = g(M_RQCQ);
+	CHECK((gdma_get_le32(c) & 0x3f) == CQE_RX_OKAY &&
+	      gdma_get_le16(c + 8) == 60 &&
+	      (gdma_get_le32(c + 60) & 0xffffff) == rq_id2 &&
+	      gdma_get_le32(c + 60) >> 29 == 1, "RX CQE: okay, 60 bytes, RQ, owner 1");
+	CHECK((gdma_get_le32(g(M_EQ) + 12) & 0xff) == GDMA_EQE_COMPLETION &&
+	      gdma_get_le32(g(M_EQ)) == rqcq && irqs[1] == irq1 + 1,
+	      "EQE names the RQ's CQ, vector 1 raised");
+	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "WQE consumed");
+
+	/* TX: one SQ WQE with a 60-byte frame -> frame out, CQE_TX_OKAY */
+	memcpy(g(M_TXBUF), frame, 60);
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ));
+	gdma_sge_encode(&ts, g(M_SQ) + 16);
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 32ULL << 32);
+	CHECK(last_frame_len == 60 && !memcmp(last_frame, frame, 60),
+	      "the guest's frame left the device");
+	c = g(M_SQCQ);
+	CHECK((gdma_get_le32(c) & 0x3f) == CQE_TX_OKAY &&
+	      (gdma_get_le32(c + 60) >> 24 & 1), "TX CQE: okay, is_sq");
+	ts.addr = RAM_BASE + RAM_SIZE - 8;	/* outside guest memory */
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 32);
+	gdma_sge_encode(&ts, g(M_SQ) + 48);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 64ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 64) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "TX outside guest memory: error CQE, nothing sent");
+
+	/* FENCE_RQ: CQE_RX_OBJECT_FENCE; an SQ cannot be fenced */
+	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
+	      (gdma_get_le32(g(M_RQCQ) + 64) & 0x3f) == CQE_RX_OBJECT_FENCE,
+	      "FENCE_RQ: fence CQE");
+	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, sqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "FENCE_RQ of an SQ refused");
+
+	q = mreq(MANA_DESTROY_WQ_OBJ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le32(q, GDMA_RQ);
+	gdma_put_le64(q + 8, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_WQ_OBJ");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "destroyed twice refused");
+	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX object gone: dropped");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rx_frames == 1 && st.rx_drops == 4 && st.tx_frames == 1,
+	      "counted: rx 1, drops 4, tx 1");
+	mana_fn_free(fn);
+	free(ram);
+}
+
 int main(void)
 {
 	test_header();
 	test_payloads();
 	test_gdma_msgs();
 	test_function();
+	test_mana();
 	return check_done();
 }
