@@ -8,9 +8,10 @@
  *   1: the MANA function driven by a guest: a guest RAM image (little-endian
  *      u16 length, then bytes, at 0x100000 in a 64 KiB RAM) and then 13-byte
  *      register operations (kind, offset u32, value u64) on config space and
- *      BAR0 (SMC, doorbells).  Whatever the guest writes, the device touches
- *      guest memory only through the DMA callback, which allows only RAM
- *      (ASan sees anything else), and never crashes.
+ *      BAR0 (SMC, doorbells) and frames from the wire.  Whatever the guest
+ *      writes, the device touches guest memory only through the DMA
+ *      callback, which allows only RAM (ASan sees anything else), and
+ *      never crashes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -75,7 +76,9 @@ static void message(const uint8_t *m, size_t len)
 		vfu_irq_info_decode(p, n, &idx);
 		break;
 	case VFU_DEVICE_SET_IRQS:
-		if (!vfu_set_irqs_decode(p, n, p[0] & 3, &u.irqs) && u.irqs.bools)
+		/* a descriptor count from the payload's first byte, if any */
+		if (!vfu_set_irqs_decode(p, n, n ? p[0] & 3 : 0, &u.irqs) &&
+		    u.irqs.bools)
 			FUZZ_CHECK(u.irqs.bools + u.irqs.count == p + n);
 		break;
 	case VFU_REGION_READ:
@@ -139,6 +142,11 @@ static void device(const uint8_t *d, size_t len)
 			break;
 		case 5:
 			mana_fn_reset(fn);
+			break;
+		case 6:
+			/* a frame from the wire: bytes of the RAM image */
+			mana_fn_rx(fn, ram + off % (RAM_SIZE / 2),
+				   (uint32_t)(v % (RAM_SIZE / 2)));
 			break;
 		default:
 			/* any region, offset and length: refused or served */
