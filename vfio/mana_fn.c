@@ -545,35 +545,48 @@ static uint32_t req_destroy_dma_region(struct mana_fn *fn, const uint8_t *req,
 	return 0;
 }
 
-/* The queue takes the region's pages (the driver forgets the handle). */
+/*
+ * A queue over a DMA region, which it takes over: the driver forgets the
+ * handle once the queue exists (CREATE_QUEUE, CREATE_WQ_OBJ).
+ */
+static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type,
+				   uint64_t handle, uint32_t size)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+	struct queue *q;
+
+	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
+	    !gdma_is_pow2(size) ||
+	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
+		return NULL;
+	q = q_alloc(fn, type);
+	if (!q)
+		return NULL;
+	q->size = size;
+	q->pages = rg->pages;
+	q->npages = rg->page_count;
+	memset(rg, 0, sizeof(*rg));
+	return q;
+}
+
 static uint32_t req_create_queue(struct mana_fn *fn, const uint8_t *req,
 				 uint32_t len, uint8_t *resp)
 {
 	struct gdma_create_queue c;
-	struct dma_region *rg;
 	struct queue *q;
 
 	if (gdma_create_queue_decode(req, len, &c))
-		return GDMA_STATUS_BAD_ARG;
-	rg = rg_find(fn, c.region);
-	if (!rg || rg->pages_added != rg->page_count ||
-	    (uint64_t)c.queue_size > (uint64_t)rg->page_count * MANA_PAGE_SIZE ||
-	    c.queue_size < MANA_MIN_QSIZE || !gdma_is_pow2(c.queue_size))
 		return GDMA_STATUS_BAD_ARG;
 	if (c.type == GDMA_EQ && c.msix >= MANA_FN_MSIX)
 		return GDMA_STATUS_BAD_ARG;
 	if (c.type == GDMA_CQ && c.parent_eq != GDMA_CQ_NO_EQ &&
 	    !q_find(fn, GDMA_EQ, c.parent_eq))
 		return GDMA_STATUS_BAD_ARG;
-	q = q_alloc(fn, c.type);
+	q = q_from_region(fn, c.type, c.region, c.queue_size);
 	if (!q)
-		return GDMA_STATUS_NO_RESOURCE;
-	q->size = c.queue_size;
-	q->pages = rg->pages;
-	q->npages = rg->page_count;
+		return GDMA_STATUS_BAD_ARG;
 	q->msix = c.msix;
 	q->parent_eq = c.parent_eq;
-	memset(rg, 0, sizeof(*rg));
 	gdma_put_le32(resp + GDMA_RESP_HDR_SIZE, q->id);
 	return 0;
 }
@@ -608,30 +621,7 @@ static uint32_t req_test_eqe(struct mana_fn *fn, const uint8_t *req,
 	return 0;
 }
 
-/*
- * A WQ object: an SQ or RQ and its CQ, each over the DMA region the
- * request names (the driver forgets both handles once created).
- */
-static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type,
-				   uint64_t handle, uint32_t size)
-{
-	struct dma_region *rg = rg_find(fn, handle);
-	struct queue *q;
-
-	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
-	    !gdma_is_pow2(size) ||
-	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
-		return NULL;
-	q = q_alloc(fn, type);
-	if (!q)
-		return NULL;
-	q->size = size;
-	q->pages = rg->pages;
-	q->npages = rg->page_count;
-	memset(rg, 0, sizeof(*rg));
-	return q;
-}
-
+/* A WQ object: an SQ or RQ and its CQ, each over the region named. */
 static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 				 uint32_t len, uint8_t *r)
 {
