@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping]
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -16,6 +16,12 @@
 # 10.77.0.1, the guest's eth0 10.77.0.2, and the guest pings the host's
 # stack through its mana driver and our device: 3 of 3 replies (needs
 # root, /dev/net/tun and network namespaces; skips otherwise).
+#
+# With "socket": mana-vfio joins a socket: virtual switch; once the guest's
+# driver has enabled RX (CONFIG_VPORT_RX seen in mana-vfio's log), a
+# mana-emu VM on the same switch sends 100 frames to the guest's MAC with
+# mana-pktgen (our provider on the emulated device), and the guest's own
+# counters must show all 100 received by its mana driver.
 #
 # Needs ./build.sh guest-root (build/guest/); skips (77) without it.
 set -uo pipefail
@@ -43,6 +49,11 @@ if [ "$MODE" = ping ]; then
 	NS=mana-vfio-$$
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
+elif [ "$MODE" = socket ]; then
+	EMU=$4
+	PKTGEN=$5
+	mkdir "$TMP/switch"
+	WIRE=(--backend=socket:"$TMP/switch")
 fi
 cat >"$TMP/test.sh" <<'GUEST'
 echo "== dmesg after modules"
@@ -61,12 +72,26 @@ if [ -e /ping ]; then
 	ip addr add 10.77.0.2/24 dev eth0
 	ping -c 3 -W 5 10.77.0.1
 fi
+if [ -e /socket ]; then
+	# the frames come once the host saw RX enabled; 60 s bounds a failure
+	i=0
+	while [ "$(cat /sys/class/net/eth0/statistics/rx_packets)" -lt 100 ] &&
+		[ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "rx_packets $(cat /sys/class/net/eth0/statistics/rx_packets)" \
+		"rx_bytes $(cat /sys/class/net/eth0/statistics/rx_bytes)"
+fi
 GUEST
 [ "$MODE" = ping ] && echo >"$TMP/ping"
-"$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" ${NS:+"$TMP/ping"} || exit 1
+[ "$MODE" = socket ] && echo >"$TMP/socket"
+extra=()
+[ "$MODE" = ping ] && extra=("$TMP/ping")
+[ "$MODE" = socket ] && extra=("$TMP/socket")
+"$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" "${extra[@]}" || exit 1
 
 SOCK=$TMP/mana.sock
-${NS:+ip netns exec "$NS"} "$VFIO" --socket="$SOCK" --mac=$MAC "${WIRE[@]}" 2>"$TMP/server.log" &
+# verbose: the socket mode waits for the driver's CONFIG_VPORT_RX in the log
+${NS:+ip netns exec "$NS"} env MANA_VFIO_VERBOSE=1 "$VFIO" --socket="$SOCK" --mac=$MAC \
+	"${WIRE[@]}" 2>"$TMP/server.log" &
 server=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
 if [ -n "$NS" ]; then
@@ -76,6 +101,18 @@ if [ -n "$NS" ]; then
 fi
 t0=$(date +%s%N)
 # a stuck guest is a failure, not a hang: TCG boots in ~5 s here
+if [ "$MODE" = socket ]; then
+	# a mana-emu VM on the switch sends once the guest's RX is on
+	(
+		while ! grep -q 'HWC: request 0x20007 .* ok' "$TMP/server.log"; do
+			kill -0 "$server" 2>/dev/null || exit 1
+			sleep 0.1
+		done
+		"$EMU" --backend=socket:"$TMP/switch" -- "$PKTGEN" --mode=send \
+			--frames=100 --queues=1 --dmac=$MAC >"$TMP/pktgen.log" 2>&1
+	) &
+	sender=$!
+fi
 timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
 	-object memory-backend-memfd,id=mem,size=512M,share=on \
 	-machine pc,memory-backend=mem \
@@ -83,6 +120,7 @@ timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
 	>"$TMP/console.log" 2>&1
 rc=$?
 t1=$(date +%s%N)
+[ -n "${sender:-}" ] && wait "$sender"
 wait "$server"
 src=$?
 echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms (qemu exit $rc, mana-vfio exit $src)"
@@ -117,10 +155,18 @@ if [ "$MODE" = ping ]; then
 		'3 packets transmitted, 3 packets received'
 	expect "frames delivered into the guest" "$TMP/server.log" 'rx_frames=[1-9]'
 fi
+if [ "$MODE" = socket ]; then
+	expect "the mana-emu VM sent 100 frames" "$TMP/pktgen.log" '^sent 100 '
+	expect "the guest's mana driver received all 100" "$TMP/console.log" \
+		'^rx_packets 100 rx_bytes 6400'
+	expect "mana-vfio delivered 100, dropped none" "$TMP/server.log" \
+		'rx_frames=100 rx_drops=0'
+fi
 check "socket removed" test ! -e "$SOCK"
 check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 if [ "$failed" -ne 0 ]; then
 	echo "== console" >&2; cat "$TMP/console.log" >&2
-	echo "== mana-vfio" >&2; cat "$TMP/server.log" >&2
+	echo "== mana-vfio" >&2; grep -v '^mana-vfio: *cmd\|^mana-vfio:   ' "$TMP/server.log" >&2
+	[ -f "$TMP/pktgen.log" ] && { echo "== mana-pktgen" >&2; cat "$TMP/pktgen.log" >&2; }
 fi
 check_done
