@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN]
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -22,6 +22,10 @@
 # mana-emu VM on the same switch sends 100 frames to the guest's MAC with
 # mana-pktgen (our provider on the emulated device), and the guest's own
 # counters must show all 100 received by its mana driver.
+#
+# With "kill": QEMU is killed (SIGKILL) once the driver has established the
+# HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
+# (socket, process) behind.
 #
 # Needs ./build.sh guest-root (build/guest/); skips (77) without it.
 set -uo pipefail
@@ -117,7 +121,17 @@ timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
 	-object memory-backend-memfd,id=mem,size=512M,share=on \
 	-machine pc,memory-backend=mem \
 	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"type\":\"unix\",\"path\":\"$SOCK\"}}" \
-	>"$TMP/console.log" 2>&1
+	>"$TMP/console.log" 2>&1 &
+guest=$!
+if [ "$MODE" = kill ]; then
+	while ! grep -q 'HWC established' "$TMP/server.log"; do
+		kill -0 "$guest" 2>/dev/null || break
+		sleep 0.05
+	done
+	# QEMU is timeout's one child (guest.sh execs it)
+	pkill -KILL -P "$guest"
+fi
+wait "$guest"
 rc=$?
 t1=$(date +%s%N)
 [ -n "${sender:-}" ] && wait "$sender"
@@ -125,6 +139,15 @@ wait "$server"
 src=$?
 echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms (qemu exit $rc, mana-vfio exit $src)"
 
+if [ "$MODE" = kill ]; then
+	check "qemu killed" test "$rc" -eq 137
+	check "mana-vfio exits 0 after the client" test "$src" -eq 0
+	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
+	check "socket removed" test ! -e "$SOCK"
+	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
+	check_done
+	exit
+fi
 check "qemu exits 0" test "$rc" -eq 0
 check "mana-vfio exits 0 after the client" test "$src" -eq 0
 expect "guest script ran" "$TMP/console.log" '^GUEST-EXIT 0'
