@@ -37,16 +37,23 @@ command -v mmdebstrap >/dev/null || { echo "guest_root: needs mmdebstrap" >&2; e
 rm -rf --one-file-system "$G"
 mkdir -p "$G" "$CACHE"
 t0=$SECONDS
-# The kernel and busybox are fetched as .debs inside the root (its apt knows
-# trixie) and unpacked below; qemu comes from backports by an explicit
-# target release.
-if ! mmdebstrap --variant=apt --quiet \
-	--include=qemu-system-x86/trixie-backports,qemu-system-common/trixie-backports,qemu-system-data/trixie-backports,seabios/trixie-backports \
+# QEMU from backports by an explicit target release, with the three
+# packages it depends on by version (apt picks no backports version on its
+# own).  The kernel and busybox are fetched as .debs inside the root (its
+# apt knows trixie) and unpacked below, not installed.
+BPO=trixie-backports
+INCLUDE=qemu-system-x86/$BPO,qemu-system-common/$BPO,qemu-system-data/$BPO,seabios/$BPO
+SEED="find '$CACHE' -maxdepth 1 -name '*.deb' \
+	-exec cp -ln -t \"\$1/var/cache/apt/archives/\" {} + 2>/dev/null || true"
+# the versioned kernel image linux-image-amd64 depends on, and busybox
+FETCH='mkdir -p "$1/opt/debs" && chroot "$1" sh -c "cd /opt/debs &&
+	apt-get download -q busybox-static \$(apt-cache depends linux-image-amd64 |
+	sed -n \"s/^ *Depends: \(linux-image-[0-9].*\)/\1/p\")"'
+if ! mmdebstrap --variant=apt --quiet --include="$INCLUDE" \
 	--dpkgopt=force-unsafe-io \
 	--skip=cleanup/apt/lists --skip=cleanup/apt/cache --skip=essential/unlink \
 	--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
-	--setup-hook="find '$CACHE' -maxdepth 1 -name '*.deb' -exec cp -ln -t \"\$1/var/cache/apt/archives/\" {} + 2>/dev/null || true" \
-	--customize-hook='mkdir -p "$1/opt/debs" && chroot "$1" sh -c "cd /opt/debs && apt-get download -q busybox-static \$(apt-cache depends linux-image-amd64 | sed -n \"s/^ *Depends: \\(linux-image-[0-9].*\\)/\\1/p\")"' \
+	--setup-hook="$SEED" --customize-hook="$FETCH" \
 	trixie "$G/root" \
 	"deb $MIRROR trixie main" "deb $MIRROR trixie-backports main" \
 	>"$G/mmdebstrap.log" 2>&1; then

@@ -137,7 +137,8 @@ t1=$(date +%s%N)
 [ -n "${sender:-}" ] && wait "$sender"
 wait "$server"
 src=$?
-echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms (qemu exit $rc, mana-vfio exit $src)"
+echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms" \
+	"(qemu exit $rc, mana-vfio exit $src)"
 
 if [ "$MODE" = kill ]; then
 	check "qemu killed" test "$rc" -eq 137
@@ -153,7 +154,8 @@ check "mana-vfio exits 0 after the client" test "$src" -eq 0
 expect "guest script ran" "$TMP/console.log" '^GUEST-EXIT 0'
 expect "modules loaded" "$TMP/console.log" '^GUEST-MODULES'
 expect_not "no module failed to load" "$TMP/console.log" 'GUEST-INSMOD-FAILED'
-expect "driver reports the protocol" "$TMP/console.log" 'mana 0000:00:0.\.0: Microsoft Azure Network Adapter protocol version'
+expect "driver reports the protocol" "$TMP/console.log" \
+	'mana 0000:00:0.\.0: Microsoft Azure Network Adapter protocol version'
 expect_not "mana probed without failure" "$TMP/console.log" \
 	'probe with driver mana failed|gdma probe failed|mana 0000:00:0.\.0( eth0)?: Failed'
 # the one request mana-vfio left unanswered is mana_ib's (below)
