@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # ./build.sh demo           build, then show the emulated device with ibv_devinfo
-# ./build.sh test           build, run every test, then again under ASan+UBSan
-#                           (all but the tests labelled 'long')
+# ./build.sh test           build, run every test but those labelled 'guest',
+#                           then again under ASan+UBSan (also without 'long')
 # ./build.sh build [ARGS]   configure and build into build/ (ARGS go to cmake)
 # ./build.sh deb            Debian packages from the tracked files into
 #                           build-deb/ (dpkg-buildpackage -b), then lintian
@@ -14,6 +14,14 @@
 #                           build-fuzz/, replay their corpus, then fuzz each
 #                           for SECONDS (default 60); non-zero on any crash
 # ./build.sh tsan           ThreadSanitizer build (build-tsan/), threaded tests
+# ./build.sh guest-root     the kernel-in-the-loop environment in build/guest/
+#                           (issue 23): a trixie root with QEMU from
+#                           trixie-backports, trixie's kernel and busybox
+#                           (mmdebstrap, Debian archive only; needs root)
+# ./build.sh guest-test     guest-root, build, then the tests labelled 'guest':
+#                           Debian's own mana driver probing mana-vfio's VF
+#                           in a QEMU/TCG guest, with mana-vfio plain and
+#                           under ASan+UBSan
 # ./build.sh fresh-root SUITE [COMMAND...]
 #                           clone this commit into /root/libmana of a fresh
 #                           Debian SUITE root (bookworm, trixie; mmdebstrap
@@ -290,12 +298,13 @@ demo)
 test)
 	ensure_packages
 	configure_and_build build "$@"
-	run_tests build
+	# 'guest' boots QEMU guests: ./build.sh guest-test runs them
+	run_tests build -LE guest
 	# the 'long' tests (10^6 frames) run once, above; their smaller
 	# variants, which still wrap every ring many times, run here too
 	echo "== again with AddressSanitizer + UndefinedBehaviorSanitizer (without label 'long') =="
 	configure_and_build build-asan -DMANA_SANITIZE=ON "$@"
-	run_tests build-asan -LE long
+	run_tests build-asan -LE 'long|guest'
 	;;
 tsan)
 	ensure_packages
@@ -322,11 +331,28 @@ fuzz)
 fresh-root)
 	fresh_root "$@"
 	;;
+guest-root)
+	ensure_packages mmdebstrap xz-utils
+	mkdir -p "$TOP/build"
+	tests/guest/guest_root.sh "$TOP/build"
+	;;
+guest-test)
+	ensure_packages
+	ensure_packages mmdebstrap xz-utils
+	configure_and_build build "$@"
+	tests/guest/guest_root.sh "$TOP/build"
+	run_tests build -L guest
+	# the server under the sanitizers, against the same guest
+	configure_and_build build-asan -DMANA_SANITIZE=ON "$@"
+	mkdir -p "$TOP/build-asan"
+	ln -sfn "$TOP/build/guest" "$TOP/build-asan/guest"
+	run_tests build-asan -L guest
+	;;
 -h|--help|help)
-	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root, guest-root, guest-test)" >&2
 	exit 2
 	;;
 esac

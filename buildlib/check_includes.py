@@ -12,7 +12,9 @@ includes itself.  Fails (exit 1) on:
     (a layer may include its own and any lower layer; lib/ and the test
     API header emulator/mana_emu.h are leaves);
   - a provider, diagnostic or example file that includes the emulator;
-  - an installed API header (INTERFACES) that includes a project header.
+  - an installed API header (INTERFACES) that includes a project header;
+  - in vfio/ (mana-vfio), an include of anything but vfio/ itself and
+    VFIO_MAY_INCLUDE; anywhere else, an include of vfio/.
 The few known upward includes are listed in KNOWN with the reason; they
 are left out of both checks and printed on every run, and a KNOWN entry
 that no longer occurs is an error (so the list only shrinks).
@@ -39,13 +41,34 @@ import subprocess
 import sys
 import tempfile
 
-TREES = ["providers", "emulator", "mana-diag", "examples"]
+TREES = ["providers", "emulator", "mana-diag", "examples", "vfio"]
 LAYERS = ["lib", "wire", "core", "device", "kernel", "host"]	# low to high
 INCLUDE_DIRS = ["", "kernel-headers"]	# -I roots, besides the file's folder
 
 # Installed API headers: included by their implementation and by users, they
 # stand alone (not one module with their .c) and include no project header.
 INTERFACES = ["providers/mana/manadv.h", "emulator/mana_emu.h"]
+
+# mana-vfio (vfio/) stands beside the emulator, not on it: it shares the
+# GDMA wire formats and may reach the emulator's two lowest layers (wire/,
+# lib/: where its frames will go), never the kernel, device, core or host
+# layers, whose state is a preloaded process's.  No other tree includes
+# vfio/ (its tests and fuzzers live in tests/ and fuzz/).
+VFIO_MAY_INCLUDE = ["providers/mana/gdma.h", "emulator/wire/", "emulator/lib/"]
+
+
+def vfio_error(src, dst, where):
+    """Why the include src -> dst breaks vfio/'s rule, or None."""
+    s_in, d_in = src.startswith("vfio" + os.sep), dst.startswith("vfio" + os.sep)
+    if d_in and not s_in:
+        return "%s: only mana-vfio (vfio/) includes vfio/" % where
+    if s_in and not d_in and not any(
+            dst == a or (a.endswith("/") and dst.startswith(a))
+            for a in VFIO_MAY_INCLUDE):
+        return "%s: vfio/ may include only %s" % (where,
+                                                  ", ".join(VFIO_MAY_INCLUDE))
+    return None
+
 
 # (from, to): why it is still there and when it goes.
 KNOWN = {
@@ -154,7 +177,12 @@ def check(root, trees, out=sys.stdout):
         if src in INTERFACES:
             errors.append("%s: an API header includes no project header" %
                           where)
-        if a is None and src.startswith("emulator" + os.sep):
+        verr = vfio_error(src, dst, where)
+        if verr:
+            errors.append(verr)
+        if src.startswith("vfio" + os.sep):
+            pass	# vfio_error() judged it
+        elif a is None and src.startswith("emulator" + os.sep):
             msg = "%s: not in a layer folder (%s)" % (src, ", ".join(LAYERS))
             if msg not in errors:
                 errors.append(msg)
@@ -366,11 +394,22 @@ def self_test():
             "providers/p.c": '#include "emulator/lib/l.h"\n',
             "emulator/lib/l.h": "",
         },
+        "vfio includes the device layer": {
+            "vfio/s.c": '#include "emulator/device/d.h"\n',
+            "emulator/device/d.h": "",
+        },
+        "emulator includes vfio": {
+            "emulator/wire/w.c": '#include "vfio/v.h"\n',
+            "vfio/v.h": "",
+        },
     }
     good = {
         "emulator/host/h.c": '#include "emulator/kernel/k.h"\n',
         "emulator/kernel/k.c": '#include "k.h"\n#include "emulator/lib/l.h"\n',
         "emulator/kernel/k.h": "", "emulator/lib/l.h": "",
+        "vfio/s.c": '#include "v.h"\n#include "emulator/lib/l.h"\n',
+        "vfio/v.h": '#include "providers/mana/gdma.h"\n',
+        "providers/mana/gdma.h": "",
     }
     ok = True
     for name, files in list(cases.items()) + [("clean tree", good)]:

@@ -921,6 +921,104 @@ static void vswitch_seeds(void)
 	save("vswitch", "data-roce", buf, sizeof(buf));
 }
 
+/* ---- vfio/ (mana-vfio) --------------------------------------------------- */
+
+static void vfu_msg(const char *name, uint16_t cmd, const void *payload,
+		    uint32_t n)
+{
+	struct buf b = { .n = 0 };
+	uint32_t size = 16 + n, zero = 0;
+
+	put8(&b, 0);			/* harness mode: one message */
+	put16(&b, 7);			/* message id */
+	put16(&b, cmd);
+	put(&b, &size, 4);
+	put(&b, &zero, 4);		/* flags: command */
+	put(&b, &zero, 4);		/* error */
+	put(&b, payload, n);
+	save("vfio_user", name, b.b, b.n);
+}
+
+static void dev_op(struct buf *b, uint8_t kind, uint32_t off, uint64_t v)
+{
+	put8(b, kind);
+	put(b, &off, 4);
+	put(b, &v, 8);
+}
+
+/*
+ * The driver's bootstrap in the device mode: a RAM image with an SQ WQE
+ * (at RAM + 0) carrying QUERY_MAX_RESOURCES (at RAM + 0x100) and an RQ
+ * WQE (RAM + 0x1000) for its response (RAM + 0x8000); then the SMC
+ * message naming EQ RAM + 0x2000, CQ + 0x3000, RQ + 0x1000, SQ + 0, and
+ * the RQ and SQ doorbells.
+ */
+static void vfio_device_seed(void)
+{
+	static uint8_t img[0x1020];
+	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_LARGE };
+	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_sge ss = { 0x100100, 0x11, 40 }, rs = { 0x108000, 0x11, 4096 };
+	uint64_t pfn[4] = { 0x102, 0x103, 0x101, 0x100 };
+	struct buf *b = calloc(1, sizeof(*b));
+	uint8_t smc[32] = { 0 };
+	uint16_t n = sizeof(img);
+	int i, j;
+
+	if (!b)
+		exit(1);
+	gdma_wqe_header_encode(&sh, GDMA_SQ, img);
+	gdma_sge_encode(&ss, img + 32);
+	/* gdma_req_hdr: QUERY_MAX_RESOURCES, 40 bytes, response 72 */
+	gdma_put_le32(img + 0x104, 2);
+	gdma_put_le16(img + 0x108, 1);
+	gdma_put_le32(img + 0x10c, 40);
+	gdma_put_le32(img + 0x114, 2);
+	gdma_put_le16(img + 0x118, 1);
+	gdma_put_le32(img + 0x11c, 72);
+	gdma_wqe_header_encode(&rh, GDMA_RQ, img + 0x1000);
+	gdma_sge_encode(&rs, img + 0x1010);
+	put8(b, 1);			/* harness mode: the device */
+	put(b, &n, 2);
+	put(b, img, sizeof(img));
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 6; j++)
+			smc[6 * i + j] = (uint8_t)(pfn[i] >> (8 * j));
+	smc[28] = 1;			/* ESTABLISH_HWC request */
+	for (i = 0; i < 8; i++)
+		dev_op(b, 0, 0x1000 + 4 * i, gdma_get_le32(smc + 4 * i));
+	dev_op(b, 1, 0x8000 + GDMA_DB_OFF_RQ, 0 | (uint64_t)32 << 32);
+	dev_op(b, 1, 0x8000 + GDMA_DB_OFF_SQ, 0 | (uint64_t)64 << 32);
+	dev_op(b, 3, 0x1000 + 28, 0);
+	save("vfio_user", "device-bootstrap", b->b, b->n);
+	free(b);
+}
+
+static void vfio_seeds(void)
+{
+	static const char ver[] = "\0\0\1\0{\"capabilities\":{\"max_msg_fds\":16}}";
+	uint8_t p[32] = { 0 };
+
+	vfu_msg("version", 1, ver, sizeof(ver));
+	p[0] = 32;
+	p[4] = 3;
+	p[18] = 0x10;			/* addr 0x100000 */
+	p[26] = 0x10;			/* size 0x100000 */
+	vfu_msg("dma-map", 2, p, 32);
+	memset(p, 0, sizeof(p));
+	p[0] = 20;
+	p[4] = 0x24;			/* EVENTFD | TRIGGER */
+	p[8] = 2;			/* MSI-X */
+	p[16] = 1;
+	vfu_msg("set-irqs", 8, p, 20);
+	memset(p, 0, sizeof(p));
+	p[0] = 0xf8;
+	p[1] = 0x8f;			/* BAR0 + 0x8ff8: an EQ doorbell */
+	p[12] = 8;
+	vfu_msg("region-write", 10, p, 24);
+	vfio_device_seed();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -945,5 +1043,6 @@ int main(int argc, char **argv)
 	uverbs_ioctl_seeds();
 	roce_seeds();
 	vswitch_seeds();
+	vfio_seeds();
 	return 0;
 }

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mana-vfio's untrusted input, two ways (the first byte chooses):
+ *   0: one vfio-user message as QEMU would send it: the header decoder and
+ *      the payload decoder of its command.  An accepted header's size is
+ *      the message's; an accepted payload's pointers and counts stay inside
+ *      the message.
+ *   1: the MANA function driven by a guest: a guest RAM image (little-endian
+ *      u16 length, then bytes, at 0x100000 in a 64 KiB RAM) and then 13-byte
+ *      register operations (kind, offset u32, value u64) on config space and
+ *      BAR0 (SMC, doorbells) and frames from the wire.  Whatever the guest
+ *      writes, the device touches guest memory only through the DMA
+ *      callback, which allows only RAM (ASan sees anything else), and
+ *      never crashes.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "vfio/mana_fn.h"
+#include "vfio/vfio_user.h"
+
+#define RAM_BASE	0x100000ULL
+#define RAM_SIZE	0x10000U
+
+static uint8_t ram[RAM_SIZE];
+
+static void *f_dma(void *ctx, uint64_t gpa, size_t len)
+{
+	(void)ctx;
+	if (gpa < RAM_BASE || len > RAM_SIZE || gpa - RAM_BASE > RAM_SIZE - len)
+		return NULL;
+	return ram + (gpa - RAM_BASE);
+}
+
+static void f_irq(void *ctx, uint32_t v)
+{
+	(void)ctx;
+	FUZZ_CHECK(v < MANA_FN_MSIX);
+}
+
+static void message(const uint8_t *m, size_t len)
+{
+	const uint8_t *p = m + VFU_HDR_SIZE;
+	struct vfu_hdr h;
+	size_t n;
+	union {
+		struct vfu_version v;
+		struct vfu_dma_map map;
+		struct vfu_dma_unmap unmap;
+		struct vfu_set_irqs irqs;
+		struct vfu_region_rw rw;
+	} u;
+	uint32_t idx;
+
+	if (vfu_hdr_decode(m, len, &h))
+		return;
+	FUZZ_CHECK(h.size == len && h.size >= VFU_HDR_SIZE);
+	n = len - VFU_HDR_SIZE;
+	switch (h.cmd) {
+	case VFU_VERSION:
+		if (!vfu_version_decode(p, n, &u.v) && u.v.json)
+			FUZZ_CHECK(u.v.json + strlen(u.v.json) == (const char *)p + n - 1);
+		break;
+	case VFU_DMA_MAP:
+		if (!vfu_dma_map_decode(p, n, &u.map))
+			FUZZ_CHECK(u.map.size && u.map.addr + u.map.size > u.map.addr);
+		break;
+	case VFU_DMA_UNMAP:
+		vfu_dma_unmap_decode(p, n, &u.unmap);
+		break;
+	case VFU_DEVICE_GET_REGION_INFO:
+		vfu_region_info_decode(p, n, &idx);
+		break;
+	case VFU_DEVICE_GET_IRQ_INFO:
+		vfu_irq_info_decode(p, n, &idx);
+		break;
+	case VFU_DEVICE_SET_IRQS:
+		/* a descriptor count from the payload's first byte, if any */
+		if (!vfu_set_irqs_decode(p, n, n ? p[0] & 3 : 0, &u.irqs) &&
+		    u.irqs.bools)
+			FUZZ_CHECK(u.irqs.bools + u.irqs.count == p + n);
+		break;
+	case VFU_REGION_READ:
+	case VFU_REGION_WRITE:
+		if (!vfu_region_rw_decode(p, n, h.cmd == VFU_REGION_WRITE, &u.rw)) {
+			FUZZ_CHECK(u.rw.count && u.rw.count <= VFU_MAX_DATA);
+			if (u.rw.data)
+				FUZZ_CHECK(u.rw.data + u.rw.count == p + n);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void device(const uint8_t *d, size_t len)
+{
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 0, 0, 1 };
+	struct mana_fn_ops ops = { f_dma, f_irq, NULL, NULL };
+	struct mana_fn *fn;
+	size_t img;
+	uint8_t b[16] = { 0 };	/* the default case writes up to 15 bytes */
+
+	if (len < 2)
+		return;
+	img = d[0] | (size_t)d[1] << 8;
+	d += 2;
+	len -= 2;
+	if (img > len)
+		img = len;
+	if (img > RAM_SIZE)
+		img = RAM_SIZE;
+	memset(ram, 0, sizeof(ram));
+	memcpy(ram, d, img);
+	d += img;
+	len -= img;
+	fn = mana_fn_new(&ops, mac);
+	FUZZ_CHECK(fn);
+	for (; len >= 13; d += 13, len -= 13) {
+		uint32_t off;
+		uint64_t v;
+
+		memcpy(&off, d + 1, 4);
+		memcpy(&v, d + 5, 8);
+		memcpy(b, &v, 8);
+		switch (d[0] & 7) {
+		case 0:
+			mana_fn_bar_write(fn, 0, off % MANA_FN_BAR0_SIZE, b, 4);
+			break;
+		case 1:
+			mana_fn_bar_write(fn, 0, off % MANA_FN_BAR0_SIZE, b, 8);
+			break;
+		case 2:
+			mana_fn_cfg_write(fn, off % MANA_FN_CFG_SIZE, b, 4);
+			break;
+		case 3:
+			mana_fn_bar_read(fn, 0, off % MANA_FN_BAR0_SIZE, b, 8);
+			break;
+		case 4:
+			mana_fn_bar_write(fn, 4, off % MANA_FN_BAR4_SIZE, b, 4);
+			break;
+		case 5:
+			mana_fn_reset(fn);
+			break;
+		case 6:
+			/* a frame from the wire: bytes of the RAM image */
+			mana_fn_rx(fn, ram + off % (RAM_SIZE / 2),
+				   (uint32_t)(v % (RAM_SIZE / 2)));
+			break;
+		default:
+			/* any region, offset and length: refused or served */
+			mana_fn_bar_write(fn, d[0] >> 3, off, b, (uint32_t)(v & 15));
+			break;
+		}
+	}
+	mana_fn_free(fn);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!size)
+		return 0;
+	if (data[0] == 0)
+		message(data + 1, size - 1);
+	else if (data[0] == 1)
+		device(data + 1, size - 1);
+	return 0;
+}

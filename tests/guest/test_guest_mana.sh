@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill]
+#
+# Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
+# under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
+# bound the PCI function without a probe failure, an eth* of driver mana
+# with mana-vfio's MAC exists, `ip link set up` succeeds and the link is
+# UP,LOWER_UP, the guest's own frames (IPv6 MLD/ND after link up) reach
+# mana-vfio, and both QEMU and mana-vfio are gone afterwards with the
+# socket removed.  Also: mana_ib, probing the RDMA device, stops at its
+# first adapter request (M2's work), as a clean probe failure (no oops).
+#
+# With "ping": mana-vfio's wire is a TAP in a network namespace holding
+# 10.77.0.1, the guest's eth0 10.77.0.2, and the guest pings the host's
+# stack through its mana driver and our device: 3 of 3 replies (needs
+# root, /dev/net/tun and network namespaces; skips otherwise).
+#
+# With "socket": mana-vfio joins a socket: virtual switch; once the guest's
+# driver has enabled RX (CONFIG_VPORT_RX seen in mana-vfio's log), a
+# mana-emu VM on the same switch sends 100 frames to the guest's MAC with
+# mana-pktgen (our provider on the emulated device), and the guest's own
+# counters must show all 100 received by its mana driver.
+#
+# With "kill": QEMU is killed (SIGKILL) once the driver has established the
+# HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
+# (socket, process) behind.
+#
+# Needs ./build.sh guest-root (build/guest/); skips (77) without it.
+set -uo pipefail
+
+BUILD=$(realpath "$1")
+VFIO=$(realpath "$2")
+MODE=${3:-probe}
+HERE=$(dirname "$(realpath "$0")")
+. "$HERE/../check.sh"
+
+if [ ! -f "$BUILD/guest/stamp" ]; then
+	echo "test_guest_mana: SKIPPED: no guest root (./build.sh guest-root)"
+	exit 77
+fi
+
+MAC=00:0d:3a:12:34:56
+NS=
+WIRE=()
+if [ "$MODE" = ping ]; then
+	if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/net/tun ] ||
+		! ip netns add "mana-vfio-$$" 2>/dev/null; then
+		echo "test_guest_mana: SKIPPED: ping needs root, /dev/net/tun and netns"
+		exit 77
+	fi
+	NS=mana-vfio-$$
+	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
+	WIRE=(--backend=tap:mvtap0)
+elif [ "$MODE" = socket ]; then
+	EMU=$4
+	PKTGEN=$5
+	mkdir "$TMP/switch"
+	WIRE=(--backend=socket:"$TMP/switch")
+fi
+cat >"$TMP/test.sh" <<'GUEST'
+echo "== dmesg after modules"
+dmesg | grep -E "mana|BUG|Oops|WARNING" 
+echo "== interfaces"
+for i in /sys/class/net/*; do
+	echo "iface $(basename $i) driver=$(basename "$(readlink $i/device/driver)") mac=$(cat $i/address)"
+done
+ip link set eth0 up && echo "ip-link-up ok"
+# the IPv6 stack sends MLD reports and DAD probes on its own once up
+sleep 1
+ip -o link show eth0
+echo "== dmesg after link up"
+dmesg | grep -E "mana|BUG|Oops|WARNING" | tail -5
+if [ -e /ping ]; then
+	ip addr add 10.77.0.2/24 dev eth0
+	ping -c 3 -W 5 10.77.0.1
+fi
+if [ -e /socket ]; then
+	# the frames come once the host saw RX enabled; 60 s bounds a failure
+	i=0
+	while [ "$(cat /sys/class/net/eth0/statistics/rx_packets)" -lt 100 ] &&
+		[ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "rx_packets $(cat /sys/class/net/eth0/statistics/rx_packets)" \
+		"rx_bytes $(cat /sys/class/net/eth0/statistics/rx_bytes)"
+fi
+GUEST
+[ "$MODE" = ping ] && echo >"$TMP/ping"
+[ "$MODE" = socket ] && echo >"$TMP/socket"
+extra=()
+[ "$MODE" = ping ] && extra=("$TMP/ping")
+[ "$MODE" = socket ] && extra=("$TMP/socket")
+"$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" "${extra[@]}" || exit 1
+
+SOCK=$TMP/mana.sock
+# verbose: the socket mode waits for the driver's CONFIG_VPORT_RX in the log
+${NS:+ip netns exec "$NS"} env MANA_VFIO_VERBOSE=1 "$VFIO" --socket="$SOCK" --mac=$MAC \
+	"${WIRE[@]}" 2>"$TMP/server.log" &
+server=$!
+for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+if [ -n "$NS" ]; then
+	# the TAP exists once mana-vfio listens; the host end of the wire
+	ip netns exec "$NS" sh -c 'ip link set lo up && ip link set mvtap0 up &&
+		ip addr add 10.77.0.1/24 dev mvtap0' || fail "TAP set up"
+fi
+t0=$(date +%s%N)
+# a stuck guest is a failure, not a hang: TCG boots in ~5 s here
+if [ "$MODE" = socket ]; then
+	# a mana-emu VM on the switch sends once the guest's RX is on
+	(
+		while ! grep -q 'HWC: request 0x20007 .* ok' "$TMP/server.log"; do
+			kill -0 "$server" 2>/dev/null || exit 1
+			sleep 0.1
+		done
+		"$EMU" --backend=socket:"$TMP/switch" -- "$PKTGEN" --mode=send \
+			--frames=100 --queues=1 --dmac=$MAC >"$TMP/pktgen.log" 2>&1
+	) &
+	sender=$!
+fi
+timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
+	-object memory-backend-memfd,id=mem,size=512M,share=on \
+	-machine pc,memory-backend=mem \
+	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"type\":\"unix\",\"path\":\"$SOCK\"}}" \
+	>"$TMP/console.log" 2>&1 &
+guest=$!
+if [ "$MODE" = kill ]; then
+	while ! grep -q 'HWC established' "$TMP/server.log"; do
+		kill -0 "$guest" 2>/dev/null || break
+		sleep 0.05
+	done
+	# QEMU is timeout's one child (guest.sh execs it)
+	pkill -KILL -P "$guest"
+fi
+wait "$guest"
+rc=$?
+t1=$(date +%s%N)
+[ -n "${sender:-}" ] && wait "$sender"
+wait "$server"
+src=$?
+echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms" \
+	"(qemu exit $rc, mana-vfio exit $src)"
+
+if [ "$MODE" = kill ]; then
+	check "qemu killed" test "$rc" -eq 137
+	check "mana-vfio exits 0 after the client" test "$src" -eq 0
+	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
+	check "socket removed" test ! -e "$SOCK"
+	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
+	check_done
+	exit
+fi
+check "qemu exits 0" test "$rc" -eq 0
+check "mana-vfio exits 0 after the client" test "$src" -eq 0
+expect "guest script ran" "$TMP/console.log" '^GUEST-EXIT 0'
+expect "modules loaded" "$TMP/console.log" '^GUEST-MODULES'
+expect_not "no module failed to load" "$TMP/console.log" 'GUEST-INSMOD-FAILED'
+expect "driver reports the protocol" "$TMP/console.log" \
+	'mana 0000:00:0.\.0: Microsoft Azure Network Adapter protocol version'
+expect_not "mana probed without failure" "$TMP/console.log" \
+	'probe with driver mana failed|gdma probe failed|mana 0000:00:0.\.0( eth0)?: Failed'
+# the one request mana-vfio left unanswered is mana_ib's (below)
+expect "only mana_ib's request unanswered" "$TMP/server.log" \
+	'exit: .* unsupported=1 last_unsupported=0x30001 '
+expect "eth0 bound to mana with our MAC" "$TMP/console.log" "^iface eth0 driver=mana mac=$MAC"
+expect "ip link set up" "$TMP/console.log" '^ip-link-up ok'
+expect "link UP,LOWER_UP" "$TMP/console.log" 'eth0: <[^>]*\bUP\b[^>]*LOWER_UP'
+expect "vPort configured" "$TMP/console.log" 'eth0: Configured vPort'
+expect "RX steering configured" "$TMP/console.log" 'eth0: Configured steering vPort .* entries 64'
+expect_not "no oops or warning" "$TMP/console.log" 'BUG:|Oops|WARNING:|Call Trace'
+# M2 starts here: mana_ib probes the RDMA device and fails cleanly
+expect "mana_ib stops at its first adapter request" "$TMP/console.log" \
+	'mana_ib.rdma mana.rdma.0: probe with driver mana_ib.rdma failed'
+expect "HWC established once" "$TMP/server.log" 'exit: hwc_established=1 '
+expect "the guest's frames reached mana-vfio" "$TMP/server.log" \
+	"TX frame [0-9]+ bytes, $MAC -> 33:33:.* type 86dd"
+expect "no guest DMA outside shared memory" "$TMP/server.log" 'dma_faults=0 '
+expect "the HWC was torn down at power-off" "$TMP/server.log" 'HWC destroyed'
+if [ "$MODE" = ping ]; then
+	expect "the guest's pings answered through mana" "$TMP/console.log" \
+		'3 packets transmitted, 3 packets received'
+	expect "frames delivered into the guest" "$TMP/server.log" 'rx_frames=[1-9]'
+fi
+if [ "$MODE" = socket ]; then
+	expect "the mana-emu VM sent 100 frames" "$TMP/pktgen.log" '^sent 100 '
+	expect "the guest's mana driver received all 100" "$TMP/console.log" \
+		'^rx_packets 100 rx_bytes 6400'
+	expect "mana-vfio delivered 100, dropped none" "$TMP/server.log" \
+		'rx_frames=100 rx_drops=0'
+fi
+check "socket removed" test ! -e "$SOCK"
+check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
+if [ "$failed" -ne 0 ]; then
+	echo "== console" >&2; cat "$TMP/console.log" >&2
+	echo "== mana-vfio" >&2; grep -v '^mana-vfio: *cmd\|^mana-vfio:   ' "$TMP/server.log" >&2
+	[ -f "$TMP/pktgen.log" ] && { echo "== mana-pktgen" >&2; cat "$TMP/pktgen.log" >&2; }
+fi
+check_done

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mana-vfio without QEMU: the vfio-user and HWC message layouts pinned by
+ * byte vectors written from QEMU's docs/interop/vfio-user.rst and Linux's
+ * include/net/mana/gdma.h tables, their fail-closed rejections, and the
+ * MANA function driven as the 6.12 mana driver drives it (SMC bootstrap,
+ * init EQEs, one HWC request and its response, CQE and EQE, an
+ * unsupported request, a request buffer outside guest memory) over a
+ * buffer standing in for guest RAM.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "vfio/mana_fn.h"
+#include "vfio/mana_gdma_req.h"
+#include "vfio/vfio_user.h"
+
+/* ---- vfio-user ---------------------------------------------------------- */
+
+static void test_header(void)
+{
+	/* id 0x0102, REGION_READ (9), 32 bytes, command, error 0 */
+	static const uint8_t v[16] = {
+		0x02, 0x01, 0x09, 0x00, 0x20, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	uint8_t b[16], out[16];
+	struct vfu_hdr h;
+
+	CHECK(!vfu_hdr_decode(v, 32, &h), "header decodes");
+	CHECK(h.id == 0x102 && h.cmd == 9 && h.size == 32 && !h.flags,
+	      "header fields");
+	CHECK(vfu_hdr_decode(v, 31, &h) == -EINVAL, "size != bytes read refused");
+	memcpy(b, v, 16);
+	b[8] = 1;	/* a reply sent to the server */
+	CHECK(vfu_hdr_decode(b, 32, &h) == -EINVAL, "reply type refused");
+	b[8] = 0x40;	/* an undefined flag */
+	CHECK(vfu_hdr_decode(b, 32, &h) == -EINVAL, "reserved flag refused");
+	b[8] = 0x10;	/* No_reply is fine */
+	CHECK(!vfu_hdr_decode(b, 32, &h) && (h.flags & VFU_F_NO_REPLY), "No_reply");
+	memcpy(b, v, 16);
+	b[12] = 5;
+	CHECK(vfu_hdr_decode(b, 32, &h) == -EINVAL, "error in a command refused");
+	memcpy(b, v, 16);
+	b[4] = 8;
+	CHECK(vfu_hdr_decode(b, 8, &h) == -EINVAL, "size below the header refused");
+	vfu_put32(b + 4, VFU_MAX_MSG + 1);
+	CHECK(vfu_hdr_size(b, &h.size) == -EINVAL, "oversized message refused");
+
+	/* the EINVAL reply to it: Reply type, Error bit, errno 22 */
+	CHECK(!vfu_hdr_decode(v, 32, &h), "again");
+	vfu_reply_hdr_encode(&h, 16, EINVAL, out);
+	{
+		static const uint8_t want[16] = {
+			0x02, 0x01, 0x09, 0x00, 0x10, 0x00, 0x00, 0x00,
+			0x21, 0x00, 0x00, 0x00, 0x16, 0x00, 0x00, 0x00,
+		};
+
+		CHECK(!memcmp(out, want, 16), "error reply bytes");
+	}
+}
+
+static void test_payloads(void)
+{
+	static const uint8_t ver[] = { 0, 0, 1, 0, '{', '}', 0 };
+	static const uint8_t ver_nonul[] = { 0, 0, 1, 0, '{', '}' };
+	static const uint8_t ver_two[] = { 0, 0, 1, 0, '{', 0, '}', 0 };
+	/* DMA_MAP: argsz 32, read|write, offset 0x1000, addr 0x100000, 1 MiB */
+	static const uint8_t map[32] = {
+		0x20, 0, 0, 0, 0x03, 0, 0, 0,
+		0x00, 0x10, 0, 0, 0, 0, 0, 0,
+		0x00, 0x00, 0x10, 0, 0, 0, 0, 0,
+		0x00, 0x00, 0x10, 0, 0, 0, 0, 0,
+	};
+	uint8_t b[64];
+	struct vfu_version v;
+	struct vfu_dma_map m;
+	struct vfu_dma_unmap u;
+	struct vfu_set_irqs s;
+	struct vfu_region_rw r;
+	uint32_t idx;
+
+	CHECK(!vfu_version_decode(ver, sizeof(ver), &v) && v.major == 0 &&
+	      v.minor == 1 && !strcmp(v.json, "{}"), "version with JSON");
+	CHECK(!vfu_version_decode(ver, 4, &v) && !v.json, "version without JSON");
+	CHECK(vfu_version_decode(ver_nonul, sizeof(ver_nonul), &v) == -EINVAL,
+	      "JSON without NUL refused");
+	CHECK(vfu_version_decode(ver_two, sizeof(ver_two), &v) == -EINVAL,
+	      "NUL inside the JSON refused");
+
+	CHECK(!vfu_dma_map_decode(map, 32, &m) && m.flags == 3 &&
+	      m.offset == 0x1000 && m.addr == 0x100000 && m.size == 0x100000,
+	      "DMA_MAP fields");
+	memcpy(b, map, 32);
+	b[0] = 24;
+	CHECK(vfu_dma_map_decode(b, 32, &m) == -EINVAL, "DMA_MAP argsz refused");
+	memcpy(b, map, 32);
+	b[4] = 4;
+	CHECK(vfu_dma_map_decode(b, 32, &m) == -EINVAL, "DMA_MAP flag refused");
+	memcpy(b, map, 32);
+	memset(b + 16, 0xff, 8);
+	CHECK(vfu_dma_map_decode(b, 32, &m) == -EINVAL, "DMA_MAP wrap refused");
+	memcpy(b, map, 32);
+	memset(b + 24, 0, 8);
+	CHECK(vfu_dma_map_decode(b, 32, &m) == -EINVAL, "DMA_MAP size 0 refused");
+
+	memset(b, 0, 24);
+	b[0] = 24;
+	vfu_put64(b + 8, 0x100000);
+	vfu_put64(b + 16, 0x1000);
+	CHECK(!vfu_dma_unmap_decode(b, 24, &u) && u.addr == 0x100000 &&
+	      u.size == 0x1000, "DMA_UNMAP");
+	b[4] = 1;
+	CHECK(vfu_dma_unmap_decode(b, 24, &u) == -EINVAL, "DMA_UNMAP flags refused");
+
+	memset(b, 0, 32);
+	b[0] = 32;
+	b[8] = 7;
+	CHECK(!vfu_region_info_decode(b, 32, &idx) && idx == 7, "REGION_INFO index");
+	b[16] = 1;
+	CHECK(vfu_region_info_decode(b, 32, &idx) == -EINVAL,
+	      "REGION_INFO nonzero size refused");
+	{
+		struct vfu_region_info ri = { .flags = 3, .index = 0, .size = 0x10000 };
+		static const uint8_t want[32] = {
+			0x20, 0, 0, 0, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		};
+
+		vfu_region_info_encode(&ri, b);
+		CHECK(!memcmp(b, want, 32), "REGION_INFO reply bytes");
+	}
+
+	/* SET_IRQS: argsz 20, EVENTFD|TRIGGER, MSI-X, start 0, count 2 */
+	memset(b, 0, 24);
+	b[0] = 20;
+	b[4] = 0x24;
+	b[8] = 2;
+	b[16] = 2;
+	CHECK(!vfu_set_irqs_decode(b, 20, 2, &s) && s.index == 2 && s.count == 2,
+	      "SET_IRQS eventfds");
+	CHECK(!vfu_set_irqs_decode(b, 20, 0, &s), "SET_IRQS de-assign");
+	CHECK(vfu_set_irqs_decode(b, 20, 1, &s) == -EINVAL,
+	      "SET_IRQS fd count != count refused");
+	b[4] = 0x26;
+	CHECK(vfu_set_irqs_decode(b, 20, 2, &s) == -EINVAL,
+	      "SET_IRQS two data flags refused");
+	b[4] = 0x21;	/* NONE|TRIGGER with count 0: disable all */
+	b[16] = 0;
+	CHECK(!vfu_set_irqs_decode(b, 20, 0, &s) && !s.count, "SET_IRQS disable");
+	b[4] = 0x22;	/* BOOL|TRIGGER, count 2, bytes 1 0 */
+	b[0] = 22;
+	b[16] = 2;
+	b[20] = 1;
+	b[21] = 0;
+	CHECK(!vfu_set_irqs_decode(b, 22, 0, &s) && s.bools[0] == 1, "SET_IRQS bool");
+	b[21] = 2;
+	CHECK(vfu_set_irqs_decode(b, 22, 0, &s) == -EINVAL, "SET_IRQS bool 2 refused");
+
+	/* REGION_WRITE: offset 0x8ff8, region 0, 8 bytes */
+	memset(b, 0, 24);
+	vfu_put64(b, 0x8ff8);
+	b[12] = 8;
+	CHECK(!vfu_region_rw_decode(b, 24, true, &r) && r.count == 8 &&
+	      r.data == b + 16, "REGION_WRITE");
+	CHECK(vfu_region_rw_decode(b, 23, true, &r) == -EINVAL,
+	      "REGION_WRITE short data refused");
+	CHECK(!vfu_region_rw_decode(b, 16, false, &r), "REGION_READ");
+	CHECK(vfu_region_rw_decode(b, 24, false, &r) == -EINVAL,
+	      "REGION_READ with data refused");
+	memset(b, 0xff, 8);
+	CHECK(vfu_region_rw_decode(b, 16, false, &r) == -EINVAL,
+	      "REGION_READ offset wrap refused");
+}
+
+/* ---- GDMA messages ------------------------------------------------------ */
+
+static void req_hdr(uint8_t *b, uint32_t type, uint32_t req_size,
+		    uint32_t resp_size, uint32_t dev)
+{
+	memset(b, 0, GDMA_REQ_HDR_SIZE);
+	gdma_put_le32(b + 4, type);
+	gdma_put_le16(b + 8, 1);
+	gdma_put_le32(b + 12, req_size);
+	gdma_put_le32(b + 20, type);
+	gdma_put_le16(b + 24, 1);
+	gdma_put_le32(b + 28, resp_size);
+	gdma_put_le32(b + 32, dev);
+}
+
+static void test_gdma_msgs(void)
+{
+	/* mana_gd_init_req_hdr(VERIFY_VF_DRIVER_VERSION, 616, 72), msg id 3 */
+	static const uint8_t v[40] = {
+		0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 3, 0, 0x68, 0x02, 0, 0,
+		0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0x48, 0, 0, 0,
+		0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12,
+	};
+	static const uint8_t want_resp[32] = {
+		0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 3, 0, 0x48, 0, 0, 0,
+		0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12, 0xff, 0xff, 0xff, 0xff,
+		0, 0, 0, 0,
+	};
+	uint8_t b[128], out[32];
+	struct gdma_req_hdr h;
+	struct gdma_create_queue c;
+	struct gdma_create_dma_region r;
+
+	memset(b, 0, sizeof(b));
+	memcpy(b, v, 40);
+	CHECK(gdma_req_hdr_decode(b, 40, &h) == -EINVAL,
+	      "request shorter than its msg_size refused");
+	gdma_put_le32(b + 12, 40);
+	CHECK(!gdma_req_hdr_decode(b, 40, &h) && h.msg_type == 1 &&
+	      h.hwc_msg_id == 3 && h.resp_size == 72 && h.activity_id == 0x12345678,
+	      "request header fields");
+	memcpy(b, v, 40);
+	gdma_put_le32(b + 12, 40);
+	b[0] = 1;
+	CHECK(gdma_req_hdr_decode(b, 40, &h) == -EINVAL, "hdr_type 1 refused");
+	b[0] = 0;
+	b[20] = 2;
+	CHECK(gdma_req_hdr_decode(b, 40, &h) == -EINVAL,
+	      "response type != request type refused");
+	b[20] = 1;
+	gdma_put_le32(b + 28, 31);
+	CHECK(gdma_req_hdr_decode(b, 40, &h) == -EINVAL,
+	      "response smaller than its header refused");
+	gdma_put_le32(b + 28, 72);
+	CHECK(!gdma_req_hdr_decode(b, 40, &h), "again");
+	gdma_resp_hdr_encode(&h, 72, GDMA_STATUS_CMD_UNSUPPORTED, out);
+	CHECK(!memcmp(out, want_resp, 32), "response header bytes");
+
+	/* CREATE_QUEUE of an EQ: region 9, 4096 bytes, vector 1 */
+	req_hdr(b, GDMA_CREATE_QUEUE, 96, 36, GDMA_DEVICE_MANA);
+	memset(b + 40, 0, 56);
+	gdma_put_le32(b + 40, GDMA_EQ);
+	gdma_put_le64(b + 56, 9);
+	gdma_put_le32(b + 68, 4096);
+	gdma_put_le32(b + 76, 1);
+	CHECK(!gdma_create_queue_decode(b, 96, &c) && c.type == GDMA_EQ &&
+	      c.region == 9 && c.queue_size == 4096 && c.msix == 1, "CREATE_QUEUE");
+	CHECK(gdma_create_queue_decode(b, 95, &c) == -EINVAL,
+	      "CREATE_QUEUE short refused");
+	gdma_put_le32(b + 40, 5);
+	CHECK(gdma_create_queue_decode(b, 96, &c) == -EINVAL,
+	      "CREATE_QUEUE type 5 refused");
+
+	/* CREATE_DMA_REGION: 8 KiB, 2 pages, both listed */
+	req_hdr(b, GDMA_CREATE_DMA_REGION, 80, 40, GDMA_DEVICE_MANA);
+	gdma_put_le64(b + 40, 8192);
+	gdma_put_le32(b + 48, 0);
+	gdma_put_le32(b + 52, 0);
+	gdma_put_le32(b + 56, 2);
+	gdma_put_le32(b + 60, 2);
+	gdma_put_le64(b + 64, 0x1000);
+	gdma_put_le64(b + 72, 0x3000);
+	CHECK(!gdma_create_dma_region_decode(b, 80, &r) && r.page_count == 2 &&
+	      r.list_len == 2 && gdma_get_le64(r.pages + 8) == 0x3000,
+	      "CREATE_DMA_REGION");
+	CHECK(gdma_create_dma_region_decode(b, 72, &r) == -EINVAL,
+	      "CREATE_DMA_REGION list longer than the message refused");
+	gdma_put_le32(b + 60, 3);
+	CHECK(gdma_create_dma_region_decode(b, 80, &r) == -EINVAL,
+	      "CREATE_DMA_REGION list > count refused");
+}
+
+/* ---- the function, driven like the 6.12 driver -------------------------- */
+
+#define RAM_BASE	0x100000ULL
+#define RAM_SIZE	(1U << 20)
+#define EQ_GPA		(RAM_BASE + 0x00000)
+#define CQ_GPA		(RAM_BASE + 0x01000)
+#define RQ_GPA		(RAM_BASE + 0x02000)
+#define SQ_GPA		(RAM_BASE + 0x03000)
+#define REQ_GPA		(RAM_BASE + 0x10000)
+#define RESP_GPA	(RAM_BASE + 0x20000)
+
+static uint8_t *ram;
+static unsigned int irqs[MANA_FN_MSIX];
+static uint32_t rq_id, sq_id;	/* as the INIT_DATA EQEs named them */
+
+static void *t_dma(void *ctx, uint64_t gpa, size_t len)
+{
+	(void)ctx;
+	if (gpa < RAM_BASE || gpa + len > RAM_BASE + RAM_SIZE || gpa + len < gpa)
+		return NULL;
+	return ram + (gpa - RAM_BASE);
+}
+
+static void t_irq(void *ctx, uint32_t v)
+{
+	(void)ctx;
+	if (v < MANA_FN_MSIX)
+		irqs[v]++;
+}
+
+static uint8_t *g(uint64_t gpa) { return ram + (gpa - RAM_BASE); }
+
+static void w32(struct mana_fn *fn, uint64_t off, uint32_t v)
+{
+	uint8_t b[4];
+
+	gdma_put_le32(b, v);
+	CHECK(!mana_fn_bar_write(fn, 0, off, b, 4), "BAR0 write %#llx",
+	      (unsigned long long)off);
+}
+
+static void w64(struct mana_fn *fn, uint64_t off, uint64_t v)
+{
+	uint8_t b[8];
+
+	gdma_put_le64(b, v);
+	CHECK(!mana_fn_bar_write(fn, 0, off, b, 8), "BAR0 write %#llx",
+	      (unsigned long long)off);
+}
+
+static uint64_t r64(struct mana_fn *fn, uint64_t off)
+{
+	uint8_t b[8];
+
+	CHECK(!mana_fn_bar_read(fn, 0, off, b, 8), "BAR0 read %#llx",
+	      (unsigned long long)off);
+	return gdma_get_le64(b);
+}
+
+/* The SMC message of mana_smc_setup_hwc(): four 48-bit PFNs, vector 0. */
+static void smc_establish(struct mana_fn *fn, uint64_t shm)
+{
+	uint64_t pfn[4] = { EQ_GPA >> 12, CQ_GPA >> 12, RQ_GPA >> 12, SQ_GPA >> 12 };
+	uint8_t m[32] = { 0 };
+	int i, j;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 6; j++)
+			m[6 * i + j] = (uint8_t)(pfn[i] >> (8 * j));
+	gdma_put_le32(m + 28, 1);	/* ESTABLISH_HWC, version 0, request */
+	for (i = 0; i < 8; i++)
+		w32(fn, shm + 4 * i, gdma_get_le32(m + 4 * i));
+}
+
+/* Post a request in the HWC SQ at @sq_off, a response WQE in the RQ. */
+static void hwc_send(struct mana_fn *fn, uint64_t db, uint32_t sq_off,
+		     uint32_t rq_off, uint64_t req_gpa, uint32_t req_len)
+{
+	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_LARGE };
+	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_sge rs = { RESP_GPA, 0x11, 4096 }, ss = { req_gpa, 0x11, req_len };
+	uint8_t *rq = g(RQ_GPA) + rq_off, *sq = g(SQ_GPA) + sq_off;
+
+	memset(rq, 0, 32);
+	gdma_wqe_header_encode(&rh, GDMA_RQ, rq);
+	gdma_sge_encode(&rs, rq + 16);
+	w64(fn, db + GDMA_DB_OFF_RQ, rq_id | (uint64_t)(rq_off + 32) << 32);
+	memset(sq, 0, 64);
+	gdma_wqe_header_encode(&sh, GDMA_SQ, sq);
+	gdma_sge_encode(&ss, sq + 32);
+	w64(fn, db + GDMA_DB_OFF_SQ, sq_id | (uint64_t)(sq_off + 64) << 32);
+}
+
+static void test_function(void)
+{
+	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL, false };
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	struct mana_fn_stats st;
+	struct mana_fn *fn;
+	uint8_t cfg[64], *e, *c;
+	uint64_t db, shm;
+	uint32_t i;
+
+	ram = calloc(1, RAM_SIZE);
+	fn = mana_fn_new(&ops, mac);
+	CHECK(ram && fn, "function created");
+	if (!ram || !fn)
+		return;
+
+	CHECK(!mana_fn_cfg_read(fn, 0, cfg, 64), "config read");
+	CHECK(gdma_get_le16(cfg) == 0x1414 && gdma_get_le16(cfg + 2) == 0x00ba &&
+	      cfg[0x0b] == 0x02 && cfg[0x34] == 0x40, "PCI 1414:00BA, network, caps");
+	CHECK(mana_fn_cfg_read(fn, 250, cfg, 8) == -EINVAL,
+	      "config read past 256 refused");
+	CHECK(mana_fn_bar_read(fn, 0, MANA_FN_BAR0_SIZE - 4, cfg, 8) == -EINVAL,
+	      "BAR0 read past its end refused");
+	CHECK(mana_fn_bar_read(fn, 2, 0, cfg, 4) == -EINVAL, "BAR2 absent");
+
+	db = r64(fn, 0x08);
+	shm = r64(fn, 0x18);
+	CHECK(db && shm && db < MANA_FN_BAR0_SIZE && shm < MANA_FN_BAR0_SIZE,
+	      "doorbell and SHM offsets inside BAR0");
+	smc_establish(fn, shm);
+	CHECK(!mana_fn_bar_read(fn, 0, shm + 28, cfg, 4), "SMC read");
+	CHECK(gdma_get_le32(cfg) == (1 | 1U << 7), "SMC: ESTABLISH response, "
+	      "status 0, VF owns the aperture again (%#x)", gdma_get_le32(cfg));
+
+	/* EQ_ID_DB, 9 INIT_DATA, INIT_DONE; first lap's owner bits are 1 */
+	e = g(EQ_GPA);
+	CHECK((gdma_get_le32(e + 12) & 0xff) == GDMA_EQE_HWC_INIT_EQ_ID_DB,
+	      "first EQE: EQ id and doorbell");
+	CHECK((gdma_get_le32(e + 10 * 16 + 12) & 0xff) == GDMA_EQE_HWC_INIT_DONE,
+	      "eleventh EQE: INIT_DONE");
+	for (i = 0; i < 11; i++)
+		CHECK(gdma_get_le32(e + 16 * i + 12) >> 29 == 1, "EQE %u owner 1", i);
+	CHECK(gdma_get_le32(e + 11 * 16 + 12) == 0, "no twelfth EQE");
+	CHECK(gdma_get_le32(e + 16 + 0) == (1U << 24 | 0), "INIT_DATA CQID 0");
+	CHECK(gdma_get_le32(e + 32) >> 24 == 2 && gdma_get_le32(e + 48) >> 24 == 3,
+	      "INIT_DATA RQID, SQID");
+	rq_id = gdma_get_le32(e + 32) & 0xffffff;
+	sq_id = gdma_get_le32(e + 48) & 0xffffff;
+	CHECK(irqs[0] == 11, "one interrupt per EQE on vector 0 (%u)", irqs[0]);
+
+	/* re-arming the EQ after 5 of 11 entries raises the vector again */
+	w64(fn, db + GDMA_DB_OFF_EQ, 0 | (uint64_t)(256 + 5) << 32 | 1ULL << 63);
+	CHECK(irqs[0] == 12, "re-arm with EQEs pending: interrupt");
+	w64(fn, db + GDMA_DB_OFF_EQ, 0 | (uint64_t)(256 + 11) << 32 | 1ULL << 63);
+	CHECK(irqs[0] == 12, "re-arm with none pending: no interrupt");
+
+	/* VERIFY_VF_DRIVER_VERSION: 616-byte request, 72-byte response */
+	req_hdr(g(REQ_GPA), GDMA_VERIFY_VF_DRIVER_VERSION, 616, 72, GDMA_DEVICE_HWC);
+	hwc_send(fn, db, 0, 0, REQ_GPA, 616);
+	CHECK(gdma_get_le32(g(RESP_GPA) + 4) == GDMA_VERIFY_VF_DRIVER_VERSION &&
+	      gdma_get_le32(g(RESP_GPA) + 12) == 72 &&
+	      gdma_get_le32(g(RESP_GPA) + 24) == 0 &&
+	      gdma_get_le64(g(RESP_GPA) + 32) == 1, "VERIFY answered: protocol 1");
+	c = g(CQ_GPA);
+	CHECK((gdma_get_le32(c + 60) & 0xffffff) == 0 &&
+	      gdma_get_le32(c + 60) >> 29 == 1 && !(gdma_get_le32(c + 60) >> 24 & 1),
+	      "RX CQE: RQ 0, owner 1, not SQ");
+	CHECK(gdma_get_le32(c + 24) == 72, "CQE carries the response length");
+	CHECK((gdma_get_le32(e + 11 * 16 + 12) & 0xff) == GDMA_EQE_COMPLETION &&
+	      gdma_get_le32(e + 11 * 16) == 0, "COMPLETION EQE for CQ 0");
+
+	/* an unknown request: CMD_UNSUPPORTED, counted, channel still alive */
+	memset(g(RESP_GPA), 0, 64);
+	req_hdr(g(REQ_GPA), 0x30001, 48, 64, GDMA_DEVICE_MANA_IB);
+	hwc_send(fn, db, 64, 32, REQ_GPA, 48);
+	CHECK(gdma_get_le32(g(RESP_GPA) + 24) == GDMA_STATUS_CMD_UNSUPPORTED,
+	      "unknown request: CMD_UNSUPPORTED");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.requests == 2 && st.unsupported == 1 &&
+	      st.last_unsupported == 0x30001, "counted");
+
+	/* a request buffer outside guest memory: refused, nothing written */
+	memset(g(RESP_GPA), 0, 64);
+	hwc_send(fn, db, 128, 64, RAM_BASE + RAM_SIZE - 16, 48);
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.dma_faults == 1 && st.requests == 2 &&
+	      gdma_get_le32(g(RESP_GPA) + 4) == 0, "DMA outside shared memory refused");
+
+	/* a MANA request before REGISTER_DEVICE is refused */
+	req_hdr(g(REQ_GPA), MANA_QUERY_DEV_CONFIG, 96, 80, GDMA_DEVICE_MANA);
+	mana_fn_reset(fn);
+	smc_establish(fn, shm);
+	memset(g(RESP_GPA), 0, 64);
+	hwc_send(fn, db, 0, 0, REQ_GPA, 96);
+	CHECK(gdma_get_le32(g(RESP_GPA) + 24) == GDMA_STATUS_BAD_ARG,
+	      "MANA request of an unregistered device refused");
+
+	mana_fn_free(fn);
+	free(ram);
+}
+
+/* ---- the MANA half: requests, WQ objects, RX, TX, fence ----------------- */
+
+static uint32_t hwc_sq_off, hwc_rq_off;	/* the driver's ring positions */
+static uint64_t hwc_db;
+static uint8_t last_frame[64];
+static uint32_t last_frame_len;
+
+static void t_frame(void *ctx, const uint8_t *f, uint32_t len)
+{
+	(void)ctx;
+	last_frame_len = len;
+	memcpy(last_frame, f, len < 64 ? len : 64);
+}
+
+/* One HWC round trip; the response is at RESP_GPA; returns its status. */
+static uint32_t hwc_call(struct mana_fn *fn, uint32_t len)
+{
+	memset(g(RESP_GPA), 0xee, 64);
+	hwc_send(fn, hwc_db, hwc_sq_off % 4096, hwc_rq_off % 4096, REQ_GPA, len);
+	hwc_sq_off += 64;
+	hwc_rq_off += 32;
+	return gdma_get_le32(g(RESP_GPA) + 24);
+}
+
+static uint8_t *mreq(uint32_t type, uint32_t len, uint32_t resp)
+{
+	uint8_t *b = g(REQ_GPA);
+
+	memset(b, 0, len);
+	req_hdr(b, type, len, resp, GDMA_DEVICE_MANA);
+	return b + GDMA_REQ_HDR_SIZE;
+}
+
+/* CREATE_DMA_REGION of one page at @gpa: the handle, 0 on failure. */
+static uint64_t region(struct mana_fn *fn, uint64_t gpa)
+{
+	uint8_t *q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+
+	gdma_put_le64(q, 4096);
+	gdma_put_le32(q + 16, 1);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, gpa);
+	if (hwc_call(fn, GDMA_REQ_HDR_SIZE + 32))
+		return 0;
+	return gdma_get_le64(g(RESP_GPA) + 32);
+}
+
+#define M_EQ	(RAM_BASE + 0x30000)
+#define M_SQ	(RAM_BASE + 0x40000)
+#define M_SQCQ	(RAM_BASE + 0x41000)
+#define M_RQ	(RAM_BASE + 0x42000)
+#define M_RQCQ	(RAM_BASE + 0x43000)
+#define M_RXBUF	(RAM_BASE + 0x50000)
+#define M_TXBUF	(RAM_BASE + 0x60000)
+
+static void test_mana(void)
+{
+	struct mana_fn_ops ops = { t_dma, t_irq, t_frame, NULL, false };
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
+	struct gdma_sge rs = { M_RXBUF, 0x11, 2048 }, ts = { M_TXBUF, 0x11, 60 };
+	uint8_t frame[60], *q, *c;
+	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb;
+	uint32_t eq_id, sq_id2, sqcq, rq_id2, rqcq, irq1, i;
+	struct mana_fn_stats st;
+	struct mana_fn *fn;
+
+	ram = calloc(1, RAM_SIZE);
+	fn = mana_fn_new(&ops, mac);
+	CHECK(ram && fn, "function created");
+	if (!ram || !fn)
+		return;
+	hwc_db = r64(fn, 0x08);
+	smc_establish(fn, r64(fn, 0x18));
+	rq_id = gdma_get_le32(g(EQ_GPA) + 32) & 0xffffff;
+	sq_id = gdma_get_le32(g(EQ_GPA) + 48) & 0xffffff;
+
+	mreq(GDMA_REGISTER_DEVICE, GDMA_REQ_HDR_SIZE, 44);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "REGISTER_DEVICE");
+	mdb = hwc_db + 4096 * gdma_get_le32(g(RESP_GPA) + 40);
+	CHECK(gdma_get_le32(g(RESP_GPA) + 36) == 0x11, "GPA key of the device");
+
+	eqr = region(fn, M_EQ);
+	CHECK(eqr, "EQ region");
+	q = mreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	gdma_put_le32(q + 36, 1);		/* vector 1 */
+	CHECK(hwc_call(fn, 96) == 0, "CREATE_QUEUE EQ");
+	eq_id = gdma_get_le32(g(RESP_GPA) + 32);
+	q = mreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	CHECK(hwc_call(fn, 96) == GDMA_STATUS_BAD_ARG,
+	      "a region serves one queue only");
+
+	q = mreq(MANA_QUERY_DEV_CONFIG, GDMA_REQ_HDR_SIZE + 48, 80);
+	gdma_put_le16(g(REQ_GPA) + 24, 2);	/* response v2 */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0 &&
+	      gdma_get_le16(g(RESP_GPA) + 64) == 1 &&
+	      gdma_get_le16(g(RESP_GPA) + 72) == 1514,
+	      "QUERY_DEV_CONFIG: one vPort, MTU 1514 in v2");
+	q = mreq(MANA_QUERY_VPORT_CONFIG, GDMA_REQ_HDR_SIZE + 4, 64);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == 0 &&
+	      !memcmp(g(RESP_GPA) + 48, mac, 6) &&
+	      gdma_get_le32(g(RESP_GPA) + 40) == 64, "QUERY_VPORT_CONFIG: MAC, 64");
+	vport = gdma_get_le64(g(RESP_GPA) + 56);
+	q = mreq(MANA_QUERY_VPORT_CONFIG, GDMA_REQ_HDR_SIZE + 4, 64);
+	gdma_put_le32(q, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == GDMA_STATUS_BAD_ARG,
+	      "vPort 1 does not exist");
+
+	/* WQ objects: SQ + CQ, RQ + CQ, under the EQ */
+	h1 = region(fn, M_SQ);
+	h2 = region(fn, M_SQCQ);
+	q = mreq(MANA_CREATE_WQ_OBJ, GDMA_REQ_HDR_SIZE + 48, 48);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, GDMA_SQ);
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, h2);
+	gdma_put_le32(q + 32, 4096);
+	gdma_put_le32(q + 36, 4096);
+	gdma_put_le32(q + 44, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0, "CREATE_WQ_OBJ SQ");
+	sq_id2 = gdma_get_le32(g(RESP_GPA) + 32);
+	sqcq = gdma_get_le32(g(RESP_GPA) + 36);
+	sqobj = gdma_get_le64(g(RESP_GPA) + 40);
+	h1 = region(fn, M_RQ);
+	h2 = region(fn, M_RQCQ);
+	q = mreq(MANA_CREATE_WQ_OBJ, GDMA_REQ_HDR_SIZE + 48, 48);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, GDMA_RQ);
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, h2);
+	gdma_put_le32(q + 32, 4096);
+	gdma_put_le32(q + 36, 4096);
+	gdma_put_le32(q + 44, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 48) == 0, "CREATE_WQ_OBJ RQ");
+	rq_id2 = gdma_get_le32(g(RESP_GPA) + 32);
+	rqcq = gdma_get_le32(g(RESP_GPA) + 36);
+	rqobj = gdma_get_le64(g(RESP_GPA) + 40);
+	CHECK(sqcq != rqcq, "two CQs");
+
+	/* RX before CONFIG_VPORT_RX: dropped */
+	for (i = 0; i < sizeof(frame); i++)
+		frame[i] = (uint8_t)(i * 7);
+	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX off: dropped");
+	q = mreq(MANA_CONFIG_VPORT_RX, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 12, 1);		/* rx_enable */
+	q[20] = 1;				/* update_default_rxobj */
+	gdma_put_le64(q + 24, sqobj);		/* an SQ is no RX object */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_RX with an SQ refused");
+	q = mreq(MANA_CONFIG_VPORT_RX, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 12, 1);
+	q[20] = 1;
+	gdma_put_le64(q + 24, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_VPORT_RX");
+	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "no RQ WQE: dropped");
+
+	/* one RQ WQE, one frame: buffer, CQE_RX_OKAY, EQE on the EQ, vector 1 */
+	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ));
+	gdma_sge_encode(&rs, g(M_RQ) + 16);
+	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 32ULL << 32);
+	irq1 = irqs[1];
+	CHECK(mana_fn_rx(fn, frame, 60) == 0, "frame delivered");
+	CHECK(!memcmp(g(M_RXBUF), frame, 60), "frame in the RX buffer");
+	c = g(M_RQCQ);
+	CHECK((gdma_get_le32(c) & 0x3f) == CQE_RX_OKAY &&
+	      gdma_get_le16(c + 8) == 60 &&
+	      (gdma_get_le32(c + 60) & 0xffffff) == rq_id2 &&
+	      gdma_get_le32(c + 60) >> 29 == 1, "RX CQE: okay, 60 bytes, RQ, owner 1");
+	CHECK((gdma_get_le32(g(M_EQ) + 12) & 0xff) == GDMA_EQE_COMPLETION &&
+	      gdma_get_le32(g(M_EQ)) == rqcq && irqs[1] == irq1 + 1,
+	      "EQE names the RQ's CQ, vector 1 raised");
+	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "WQE consumed");
+
+	/* TX: one SQ WQE with a 60-byte frame -> frame out, CQE_TX_OKAY */
+	memcpy(g(M_TXBUF), frame, 60);
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ));
+	gdma_sge_encode(&ts, g(M_SQ) + 16);
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 32ULL << 32);
+	CHECK(last_frame_len == 60 && !memcmp(last_frame, frame, 60),
+	      "the guest's frame left the device");
+	c = g(M_SQCQ);
+	CHECK((gdma_get_le32(c) & 0x3f) == CQE_TX_OKAY &&
+	      (gdma_get_le32(c + 60) >> 24 & 1), "TX CQE: okay, is_sq");
+	ts.addr = RAM_BASE + RAM_SIZE - 8;	/* outside guest memory */
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 32);
+	gdma_sge_encode(&ts, g(M_SQ) + 48);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 64ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 64) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "TX outside guest memory: error CQE, nothing sent");
+
+	/* FENCE_RQ: CQE_RX_OBJECT_FENCE; an SQ cannot be fenced */
+	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
+	      (gdma_get_le32(g(M_RQCQ) + 64) & 0x3f) == CQE_RX_OBJECT_FENCE,
+	      "FENCE_RQ: fence CQE");
+	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, sqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "FENCE_RQ of an SQ refused");
+
+	q = mreq(MANA_DESTROY_WQ_OBJ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le32(q, GDMA_RQ);
+	gdma_put_le64(q + 8, rqobj);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_WQ_OBJ");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "destroyed twice refused");
+	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX object gone: dropped");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rx_frames == 1 && st.rx_drops == 4 && st.tx_frames == 1,
+	      "counted: rx 1, drops 4, tx 1");
+	mana_fn_free(fn);
+	free(ram);
+}
+
+int main(void)
+{
+	test_header();
+	test_payloads();
+	test_gdma_msgs();
+	test_function();
+	test_mana();
+	return check_done();
+}

@@ -1,0 +1,1257 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The MANA VF for the real mana driver (see mana_fn.h).  Facts: Linux
+ * include/net/mana/{gdma,hw_channel,mana}.h and drivers/net/ethernet/
+ * microsoft/mana/{gdma_main,hw_channel,shm_channel}.c (6.12), openvmm's
+ * vm/devices/net/gdma for a device-side reading.
+ *
+ * Everything runs on the server's one thread, synchronously inside the
+ * region write that rings a doorbell: the guest's request is answered
+ * (response in its RQ buffer, CQE, EQE, MSI-X) before QEMU gets the reply
+ * to its write.  Guest memory is only reached through ops->dma, which
+ * fails closed outside the shared regions.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mana_fn.h"
+#include "mana_gdma_req.h"
+#include "providers/mana/gdma.h"
+
+/* BAR0 layout: registers, the SMC aperture, the doorbell pages */
+#define REG_DB_PAGE_OFFSET	0x08	/* GDMA_REG_DB_PAGE_OFFSET */
+#define REG_DB_PAGE_SIZE	0x10	/* GDMA_REG_DB_PAGE_SIZE */
+#define REG_SHM_OFFSET		0x18	/* GDMA_REG_SHM_OFFSET */
+#define BAR0_SHM		0x1000
+#define BAR0_DB			0x8000
+#define DB_PAGES		((MANA_FN_BAR0_SIZE - BAR0_DB) / GDMA_DB_PAGE_SIZE)
+#define SMC_DWORDS		8	/* 256-bit aperture */
+
+/* PCI config space */
+#define CFG_CAP_MSIX		0x40
+#define MSIX_PBA_OFF		0x800
+
+#define MAX_QUEUES		256
+#define MAX_REGIONS		256
+#define MAX_REGION_PAGES	4096	/* 16 MiB of 4 KiB pages per region */
+#define HWC_QSIZE		4096	/* every HWC queue at bootstrap depth 1 */
+#define HWC_MSG_MAX		4096	/* HW_CHANNEL_MAX_{REQUEST,RESPONSE}_SIZE */
+#define HWC_DB			0	/* doorbell page of the HWC */
+#define MANA_DB			1	/* ... and of the MANA device */
+#define PDID			1
+#define GPA_MKEY		0x11	/* the HWC's key for guest physical addresses */
+#define VPORT_HANDLE		0x5600000000000001ULL	/* the one vPort */
+#define MAX_WQOBJS		64
+#define WQOBJ_HANDLE_BASE	0x7700000000000000ULL
+
+struct dma_region {
+	bool used;
+	uint64_t handle;
+	uint64_t length;
+	uint32_t offset_in_page;
+	uint32_t page_count;
+	uint32_t pages_added;
+	uint64_t *pages;
+};
+
+struct queue {
+	bool used;
+	enum gdma_queue_type type;
+	uint32_t id;
+	uint32_t size;		/* bytes, a power of two */
+	uint64_t *pages;	/* guest address of each 4 KiB page */
+	uint32_t npages;
+	uint32_t consumer;	/* SQ/RQ: bytes consumed (wraps at 2^32) */
+	uint32_t tail;		/* SQ/RQ: last doorbell */
+	uint64_t produced;	/* CQ/EQ: entries written */
+	uint32_t msix;		/* EQ */
+	uint32_t parent_eq;	/* CQ: EQ id, GDMA_CQ_NO_EQ for none */
+};
+
+struct mana_fn {
+	struct mana_fn_ops ops;
+	uint8_t mac[6];
+	uint8_t cfg[MANA_FN_CFG_SIZE];
+	uint8_t bar4[MANA_FN_BAR4_SIZE];
+	uint32_t smc[SMC_DWORDS];
+	struct queue q[MAX_QUEUES];
+	struct dma_region rg[MAX_REGIONS];
+	uint64_t next_region;
+	struct queue *hwc_eq, *hwc_cq, *hwc_rq, *hwc_sq;
+	struct {
+		uint64_t handle;
+		struct queue *wq, *cq;
+	} wqobj[MAX_WQOBJS];
+	uint64_t default_rxobj;		/* CONFIG_VPORT_RX's; 0: none */
+	bool rx_enabled;
+	bool registered;
+	struct mana_fn_stats st;
+};
+
+static void fn_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fn_log(const char *fmt, ...)
+{
+	va_list ap;
+
+#ifdef MANA_FN_QUIET	/* the fuzzer: millions of refusals */
+	return;
+#endif
+	fputs("mana-vfio: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Config space */
+
+static void cfg_init(struct mana_fn *fn)
+{
+	uint8_t *c = fn->cfg;
+
+	memset(c, 0, sizeof(fn->cfg));
+	gdma_put_le16(c + 0x00, MANA_FN_VENDOR);
+	gdma_put_le16(c + 0x02, MANA_FN_DEVICE);
+	gdma_put_le16(c + 0x06, 0x0010);	/* status: capability list */
+	c[0x08] = 0;				/* revision */
+	c[0x0b] = 0x02;				/* class: network controller, */
+	c[0x0a] = 0x00;				/* ethernet */
+	gdma_put_le32(c + 0x10, 0x4);		/* BAR0: memory, 64-bit */
+	gdma_put_le32(c + 0x20, 0x4);		/* BAR4: memory, 64-bit */
+	gdma_put_le16(c + 0x2c, MANA_FN_VENDOR);
+	gdma_put_le16(c + 0x2e, MANA_FN_DEVICE);
+	c[0x34] = CFG_CAP_MSIX;
+	c[CFG_CAP_MSIX] = 0x11;			/* MSI-X, last capability */
+	gdma_put_le16(c + CFG_CAP_MSIX + 2, MANA_FN_MSIX - 1);
+	gdma_put_le32(c + CFG_CAP_MSIX + 4, 0 | 4);		/* table: BAR4 + 0 */
+	gdma_put_le32(c + CFG_CAP_MSIX + 8, MSIX_PBA_OFF | 4);	/* PBA */
+}
+
+int mana_fn_cfg_read(struct mana_fn *fn, uint64_t off, void *buf, uint32_t len)
+{
+	if (off >= MANA_FN_CFG_SIZE || len > MANA_FN_CFG_SIZE - off)
+		return -EINVAL;
+	memcpy(buf, fn->cfg + off, len);
+	return 0;
+}
+
+/*
+ * Only the command register and MSI-X's enable/mask bits are writable; QEMU
+ * emulates BAR sizing itself, and a real function ignores writes to
+ * read-only fields.
+ */
+int mana_fn_cfg_write(struct mana_fn *fn, uint64_t off, const void *buf,
+		      uint32_t len)
+{
+	const uint8_t *b = buf;
+	uint32_t i;
+
+	if (off >= MANA_FN_CFG_SIZE || len > MANA_FN_CFG_SIZE - off)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		uint64_t o = off + i;
+
+		if (o == 0x04)
+			fn->cfg[o] = b[i] & 0x46;	/* memory, master, parity */
+		else if (o == 0x05)
+			fn->cfg[o] = b[i] & 0x05;	/* SERR, INTx disable */
+		else if (o == CFG_CAP_MSIX + 3)
+			fn->cfg[o] = b[i] & 0xc0;	/* enable, function mask */
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Guest memory of queues and regions */
+
+static void *q_ptr(struct mana_fn *fn, const struct queue *q, uint32_t off,
+		   uint32_t len)
+{
+	uint32_t o = off & (q->size - 1);
+	void *p;
+
+	/* entries never straddle a page: 16/64-byte entries, 32-byte BUs */
+	if (o / MANA_PAGE_SIZE >= q->npages ||
+	    (o % MANA_PAGE_SIZE) + len > MANA_PAGE_SIZE)
+		return NULL;
+	p = fn->ops.dma(fn->ops.ctx, q->pages[o / MANA_PAGE_SIZE] +
+			o % MANA_PAGE_SIZE, len);
+	if (!p)
+		fn->st.dma_faults++;
+	return p;
+}
+
+/* Copy @len bytes of a ring from @off, wrapping at its end. */
+static int q_read(struct mana_fn *fn, const struct queue *q, uint32_t off,
+		  void *buf, uint32_t len)
+{
+	uint8_t *b = buf;
+
+	while (len) {
+		uint32_t o = off & (q->size - 1);
+		uint32_t n = MANA_PAGE_SIZE - o % MANA_PAGE_SIZE;
+		void *p;
+
+		if (n > len)
+			n = len;
+		p = q_ptr(fn, q, o, n);
+		if (!p)
+			return -EFAULT;
+		memcpy(b, p, n);
+		b += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static struct queue *q_find(struct mana_fn *fn, enum gdma_queue_type type,
+			    uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < MAX_QUEUES; i++)
+		if (fn->q[i].used && fn->q[i].type == type && fn->q[i].id == id)
+			return &fn->q[i];
+	return NULL;
+}
+
+/* Queue ids: one space per type, as the driver's cq_table indexes CQs. */
+static struct queue *q_alloc(struct mana_fn *fn, enum gdma_queue_type type)
+{
+	uint32_t id;
+	int i;
+
+	for (id = 0; id < MAX_QUEUES; id++)
+		if (!q_find(fn, type, id))
+			break;
+	for (i = 0; i < MAX_QUEUES; i++) {
+		if (!fn->q[i].used) {
+			memset(&fn->q[i], 0, sizeof(fn->q[i]));
+			fn->q[i].used = true;
+			fn->q[i].type = type;
+			fn->q[i].id = id;
+			fn->q[i].parent_eq = GDMA_CQ_NO_EQ;
+			return &fn->q[i];
+		}
+	}
+	return NULL;
+}
+
+static void q_free(struct queue *q)
+{
+	free(q->pages);
+	memset(q, 0, sizeof(*q));
+}
+
+/* A queue over contiguous guest memory (the HWC's, from the SMC). */
+static struct queue *q_contig(struct mana_fn *fn, enum gdma_queue_type type,
+			      uint64_t gpa, uint32_t size)
+{
+	struct queue *q = q_alloc(fn, type);
+	uint32_t i;
+
+	if (!q)
+		return NULL;
+	q->size = size;
+	q->npages = size / MANA_PAGE_SIZE;
+	q->pages = calloc(q->npages, sizeof(*q->pages));
+	if (!q->pages) {
+		q_free(q);
+		return NULL;
+	}
+	for (i = 0; i < q->npages; i++)
+		q->pages[i] = gpa + (uint64_t)i * MANA_PAGE_SIZE;
+	return q;
+}
+
+/* ------------------------------------------------------------------------ */
+/* EQEs, CQEs, interrupts */
+
+/*
+ * The driver starts each EQ/CQ's head at one lap (INITIALIZED_OWNER_BIT),
+ * so entry n (from 0) carries owner bits n / entries + 1.
+ */
+static int eq_post(struct mana_fn *fn, struct queue *eq, uint8_t type,
+		   const uint32_t details[3])
+{
+	uint32_t n = eq->size / GDMA_EQE_SIZE;
+	uint32_t slot = (uint32_t)(eq->produced % n);
+	uint32_t owner = (uint32_t)((eq->produced / n + 1) & GDMA_OWNER_MASK);
+	uint8_t *p = q_ptr(fn, eq, slot * GDMA_EQE_SIZE, GDMA_EQE_SIZE);
+
+	if (!p) {
+		fn_log("EQ %u: entry %u outside guest memory; event dropped",
+		       eq->id, slot);
+		return -EFAULT;
+	}
+	gdma_put_le32(p, details[0]);
+	gdma_put_le32(p + 4, details[1]);
+	gdma_put_le32(p + 8, details[2]);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* details before owner */
+	gdma_put_le32(p + 12, type | owner << 29);
+	eq->produced++;
+	fn->ops.irq(fn->ops.ctx, eq->msix);
+	return 0;
+}
+
+static int eq_post1(struct mana_fn *fn, struct queue *eq, uint8_t type,
+		    uint32_t d0)
+{
+	uint32_t d[3] = { d0, 0, 0 };
+
+	return eq_post(fn, eq, type, d);
+}
+
+static int cq_post(struct mana_fn *fn, struct queue *cq,
+		   const uint8_t data[GDMA_CQE_DATA_SIZE], uint32_t wq_num,
+		   bool is_sq)
+{
+	uint32_t n = cq->size / GDMA_CQE_SIZE;
+	uint32_t slot = (uint32_t)(cq->produced % n);
+	struct gdma_cqe c = {
+		.wq_num = wq_num, .is_sq = is_sq,
+		.owner = (uint8_t)((cq->produced / n + 1) & GDMA_OWNER_MASK),
+	};
+	uint8_t wire[GDMA_CQE_SIZE];
+	uint8_t *p = q_ptr(fn, cq, slot * GDMA_CQE_SIZE, GDMA_CQE_SIZE);
+	struct queue *eq;
+
+	memcpy(c.data, data, GDMA_CQE_DATA_SIZE);
+	if (!p || gdma_cqe_encode(&c, wire)) {
+		fn_log("CQ %u: entry %u outside guest memory; completion dropped",
+		       cq->id, slot);
+		return -EFAULT;
+	}
+	memcpy(p, wire, GDMA_CQE_SIZE - 4);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(p + GDMA_CQE_SIZE - 4, wire + GDMA_CQE_SIZE - 4, 4);
+	cq->produced++;
+	eq = q_find(fn, GDMA_EQ, cq->parent_eq);
+	if (eq)
+		return eq_post1(fn, eq, GDMA_EQE_COMPLETION, cq->id);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared-memory channel: establishing and tearing down the HWC */
+
+#define SMC_TYPE_ESTABLISH	1
+#define SMC_TYPE_DESTROY	2
+#define SMC_RESPONSE		(1U << 7)
+
+static void hwc_destroy(struct mana_fn *fn)
+{
+	int i;
+
+	for (i = 0; i < MAX_QUEUES; i++)
+		if (fn->q[i].used)
+			q_free(&fn->q[i]);
+	for (i = 0; i < MAX_REGIONS; i++) {
+		free(fn->rg[i].pages);
+		memset(&fn->rg[i], 0, sizeof(fn->rg[i]));
+	}
+	fn->hwc_eq = fn->hwc_cq = fn->hwc_rq = fn->hwc_sq = NULL;
+	memset(fn->wqobj, 0, sizeof(fn->wqobj));
+	fn->default_rxobj = 0;
+	fn->rx_enabled = false;
+	fn->registered = false;
+}
+
+static void hwc_init_data(struct mana_fn *fn, uint32_t type, uint32_t value)
+{
+	eq_post1(fn, fn->hwc_eq, GDMA_EQE_HWC_INIT_DATA, type << 24 | value);
+}
+
+static uint8_t smc_establish(struct mana_fn *fn)
+{
+	uint64_t pfn[4];
+	uint16_t high = (uint16_t)(fn->smc[6] & 0xffff);
+	uint16_t msix = (uint16_t)(fn->smc[6] >> 16);
+	uint8_t raw[32];
+	int i;
+
+	for (i = 0; i < SMC_DWORDS; i++)
+		gdma_put_le32(raw + 4 * i, fn->smc[i]);
+	for (i = 0; i < 4; i++) {
+		uint64_t low = 0;
+		int j;
+
+		for (j = 0; j < 6; j++)
+			low |= (uint64_t)raw[6 * i + j] << (8 * j);
+		pfn[i] = low | (uint64_t)((high >> (4 * i)) & 0xf) << 48;
+	}
+	if (msix >= MANA_FN_MSIX) {
+		fn_log("SMC: EQ vector %u >= %u", msix, MANA_FN_MSIX);
+		return 1;
+	}
+	hwc_destroy(fn);
+	/* allocation order gives EQ 0, CQ 0, RQ 0, SQ 0 */
+	fn->hwc_eq = q_contig(fn, GDMA_EQ, pfn[0] << 12, HWC_QSIZE);
+	fn->hwc_cq = q_contig(fn, GDMA_CQ, pfn[1] << 12, HWC_QSIZE);
+	fn->hwc_rq = q_contig(fn, GDMA_RQ, pfn[2] << 12, HWC_QSIZE);
+	fn->hwc_sq = q_contig(fn, GDMA_SQ, pfn[3] << 12, HWC_QSIZE);
+	if (!fn->hwc_eq || !fn->hwc_cq || !fn->hwc_rq || !fn->hwc_sq) {
+		hwc_destroy(fn);
+		return 1;
+	}
+	fn->hwc_eq->msix = msix;
+	fn->hwc_cq->parent_eq = fn->hwc_eq->id;
+	fn->st.hwc_established++;
+	fn_log("HWC established: EQ %#llx CQ %#llx RQ %#llx SQ %#llx, vector %u",
+	       (unsigned long long)pfn[0] << 12, (unsigned long long)pfn[1] << 12,
+	       (unsigned long long)pfn[2] << 12, (unsigned long long)pfn[3] << 12,
+	       msix);
+	eq_post1(fn, fn->hwc_eq, GDMA_EQE_HWC_INIT_EQ_ID_DB,
+		 fn->hwc_eq->id | HWC_DB << 16);
+	hwc_init_data(fn, 1, fn->hwc_cq->id);		/* HWC_INIT_DATA_CQID */
+	hwc_init_data(fn, 2, fn->hwc_rq->id);		/* RQID */
+	hwc_init_data(fn, 3, fn->hwc_sq->id);		/* SQID */
+	hwc_init_data(fn, 4, 1);			/* QUEUE_DEPTH */
+	hwc_init_data(fn, 5, HWC_MSG_MAX);		/* MAX_REQUEST */
+	hwc_init_data(fn, 6, HWC_MSG_MAX);		/* MAX_RESPONSE */
+	hwc_init_data(fn, 7, MAX_QUEUES);		/* MAX_NUM_CQS */
+	hwc_init_data(fn, 8, PDID);			/* PDID */
+	hwc_init_data(fn, 9, GPA_MKEY);			/* GPA_MKEY */
+	eq_post1(fn, fn->hwc_eq, GDMA_EQE_HWC_INIT_DONE, 0);
+	return 0;
+}
+
+/* The last dword's write hands the aperture to the "PF"; answer at once. */
+static void smc_request(struct mana_fn *fn)
+{
+	uint32_t hdr = fn->smc[7];
+	uint32_t type = hdr & 7, version = (hdr >> 3) & 7;
+	uint8_t status;
+
+	if (hdr & SMC_RESPONSE) {
+		fn_log("SMC: a response written by the VF (%#x)", hdr);
+		return;
+	}
+	switch (type) {
+	case SMC_TYPE_ESTABLISH:
+		status = smc_establish(fn);
+		break;
+	case SMC_TYPE_DESTROY:
+		fn_log("HWC destroyed");
+		hwc_destroy(fn);
+		status = 0;
+		break;
+	default:
+		fn_log("SMC: unknown message type %u", type);
+		status = 1;
+		break;
+	}
+	/* ownership (bit 31) back to the VF, response with our status */
+	fn->smc[7] = type | version << 3 | SMC_RESPONSE | (uint32_t)status << 8;
+}
+
+/* ------------------------------------------------------------------------ */
+/* HWC requests */
+
+static struct dma_region *rg_find(struct mana_fn *fn, uint64_t handle)
+{
+	int i;
+
+	for (i = 0; i < MAX_REGIONS; i++)
+		if (fn->rg[i].used && fn->rg[i].handle == handle)
+			return &fn->rg[i];
+	return NULL;
+}
+
+static uint32_t rg_add_pages(struct dma_region *r, const uint8_t *list,
+			     uint32_t n)
+{
+	uint32_t i;
+
+	if (n > r->page_count - r->pages_added)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < n; i++) {
+		uint64_t a = gdma_get_le64(list + 8 * i);
+
+		if (a % MANA_PAGE_SIZE)
+			return GDMA_STATUS_BAD_ARG;
+		r->pages[r->pages_added++] = a;
+	}
+	return 0;
+}
+
+static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
+				      uint32_t len, uint8_t *resp)
+{
+	struct gdma_create_dma_region r;
+	struct dma_region *rg = NULL;
+	uint32_t st;
+	int i;
+
+	if (gdma_create_dma_region_decode(req, len, &r))
+		return GDMA_STATUS_BAD_ARG;
+	if (r.page_count > MAX_REGION_PAGES || r.offset_in_page ||
+	    r.length > (uint64_t)r.page_count * MANA_PAGE_SIZE)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_REGIONS && !rg; i++)
+		if (!fn->rg[i].used)
+			rg = &fn->rg[i];
+	if (!rg)
+		return GDMA_STATUS_NO_RESOURCE;
+	memset(rg, 0, sizeof(*rg));
+	rg->pages = calloc(r.page_count, sizeof(*rg->pages));
+	if (!rg->pages)
+		return GDMA_STATUS_NO_RESOURCE;
+	rg->used = true;
+	rg->handle = ++fn->next_region;
+	rg->length = r.length;
+	rg->page_count = r.page_count;
+	st = rg_add_pages(rg, r.pages, r.list_len);
+	if (st) {
+		free(rg->pages);
+		memset(rg, 0, sizeof(*rg));
+		return st;
+	}
+	gdma_put_le64(resp + GDMA_RESP_HDR_SIZE, rg->handle);
+	return 0;
+}
+
+static uint32_t req_region_add_pages(struct mana_fn *fn, const uint8_t *req,
+				     uint32_t len)
+{
+	struct gdma_region_add_pages a;
+	struct dma_region *rg;
+
+	if (gdma_region_add_pages_decode(req, len, &a))
+		return GDMA_STATUS_BAD_ARG;
+	rg = rg_find(fn, a.handle);
+	if (!rg)
+		return GDMA_STATUS_BAD_ARG;
+	return rg_add_pages(rg, a.pages, a.list_len);
+}
+
+static uint32_t req_destroy_dma_region(struct mana_fn *fn, const uint8_t *req,
+				       uint32_t len)
+{
+	struct dma_region *rg;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return GDMA_STATUS_BAD_ARG;
+	rg = rg_find(fn, gdma_get_le64(req + GDMA_REQ_HDR_SIZE));
+	if (!rg)
+		return GDMA_STATUS_BAD_ARG;
+	free(rg->pages);
+	memset(rg, 0, sizeof(*rg));
+	return 0;
+}
+
+/*
+ * A queue over a DMA region, which it takes over: the driver forgets the
+ * handle once the queue exists (CREATE_QUEUE, CREATE_WQ_OBJ).
+ */
+static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type,
+				   uint64_t handle, uint32_t size)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+	struct queue *q;
+
+	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
+	    !gdma_is_pow2(size) ||
+	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
+		return NULL;
+	q = q_alloc(fn, type);
+	if (!q)
+		return NULL;
+	q->size = size;
+	q->pages = rg->pages;
+	q->npages = rg->page_count;
+	memset(rg, 0, sizeof(*rg));
+	return q;
+}
+
+static uint32_t req_create_queue(struct mana_fn *fn, const uint8_t *req,
+				 uint32_t len, uint8_t *resp)
+{
+	struct gdma_create_queue c;
+	struct queue *q;
+
+	if (gdma_create_queue_decode(req, len, &c))
+		return GDMA_STATUS_BAD_ARG;
+	if (c.type == GDMA_EQ && c.msix >= MANA_FN_MSIX)
+		return GDMA_STATUS_BAD_ARG;
+	if (c.type == GDMA_CQ && c.parent_eq != GDMA_CQ_NO_EQ &&
+	    !q_find(fn, GDMA_EQ, c.parent_eq))
+		return GDMA_STATUS_BAD_ARG;
+	q = q_from_region(fn, c.type, c.region, c.queue_size);
+	if (!q)
+		return GDMA_STATUS_BAD_ARG;
+	q->msix = c.msix;
+	q->parent_eq = c.parent_eq;
+	gdma_put_le32(resp + GDMA_RESP_HDR_SIZE, q->id);
+	return 0;
+}
+
+static uint32_t req_disable_queue(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len)
+{
+	struct queue *q;
+
+	if (len < GDMA_REQ_HDR_SIZE + 12)
+		return GDMA_STATUS_BAD_ARG;
+	q = q_find(fn, gdma_get_le32(req + GDMA_REQ_HDR_SIZE),
+		   gdma_get_le32(req + GDMA_REQ_HDR_SIZE + 4));
+	if (!q || q == fn->hwc_eq || q == fn->hwc_cq || q == fn->hwc_rq ||
+	    q == fn->hwc_sq)
+		return GDMA_STATUS_BAD_ARG;
+	q_free(q);
+	return 0;
+}
+
+static uint32_t req_test_eqe(struct mana_fn *fn, const uint8_t *req,
+			     uint32_t len)
+{
+	struct queue *eq;
+
+	if (len < GDMA_REQ_HDR_SIZE + 4)
+		return GDMA_STATUS_BAD_ARG;
+	eq = q_find(fn, GDMA_EQ, gdma_get_le32(req + GDMA_REQ_HDR_SIZE));
+	if (!eq)
+		return GDMA_STATUS_BAD_ARG;
+	eq_post1(fn, eq, GDMA_EQE_TEST_EVENT, 0);
+	return 0;
+}
+
+/* A WQ object: an SQ or RQ and its CQ, each over the region named. */
+static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
+				 uint32_t len, uint8_t *r)
+{
+	struct mana_create_wqobj w;
+	struct queue *wq, *cq;
+	int i;
+
+	if (mana_create_wqobj_decode(req, len, &w) || w.vport != VPORT_HANDLE ||
+	    !q_find(fn, GDMA_EQ, w.cq_parent) || !rg_find(fn, w.wq_region) ||
+	    !rg_find(fn, w.cq_region))
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_WQOBJS && fn->wqobj[i].wq; i++)
+		;
+	if (i == MAX_WQOBJS)
+		return GDMA_STATUS_NO_RESOURCE;
+	wq = q_from_region(fn, w.wq_type, w.wq_region, w.wq_size);
+	if (!wq)
+		return GDMA_STATUS_BAD_ARG;
+	cq = q_from_region(fn, GDMA_CQ, w.cq_region, w.cq_size);
+	if (!cq) {
+		q_free(wq);
+		return GDMA_STATUS_BAD_ARG;
+	}
+	cq->parent_eq = w.cq_parent;
+	fn->wqobj[i].wq = wq;
+	fn->wqobj[i].cq = cq;
+	fn->wqobj[i].handle = WQOBJ_HANDLE_BASE + (uint64_t)i;
+	gdma_put_le32(r, wq->id);
+	gdma_put_le32(r + 4, cq->id);
+	gdma_put_le64(r + 8, fn->wqobj[i].handle);
+	return 0;
+}
+
+/* The RQ of RX object @handle, or NULL. */
+static struct queue *wqobj_rq(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq ||
+	    fn->wqobj[i].wq->type != GDMA_RQ)
+		return NULL;
+	return fn->wqobj[i].wq;
+}
+
+static uint32_t wqobj_destroy(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq)
+		return GDMA_STATUS_BAD_ARG;
+	if (handle == fn->default_rxobj)
+		fn->default_rxobj = 0;
+	q_free(fn->wqobj[i].wq);
+	q_free(fn->wqobj[i].cq);
+	memset(&fn->wqobj[i], 0, sizeof(fn->wqobj[i]));
+	return 0;
+}
+
+/*
+ * Fencing an RQ: every WQE before it is done (no RX is modelled yet, so
+ * none is pending) and its CQ gets a CQE_RX_OBJECT_FENCE, which the
+ * driver waits for.
+ */
+static uint32_t wqobj_fence(struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - WQOBJ_HANDLE_BASE;
+	uint8_t cqe[GDMA_CQE_DATA_SIZE] = { 0 };
+	struct mana_cqe_header h = {
+		.cqe_type = CQE_RX_OBJECT_FENCE, .client_type = MANA_CQE_COMPLETION,
+	};
+
+	if (handle < WQOBJ_HANDLE_BASE || i >= MAX_WQOBJS || !fn->wqobj[i].wq ||
+	    fn->wqobj[i].wq->type != GDMA_RQ || mana_cqe_header_encode(&h, cqe))
+		return GDMA_STATUS_BAD_ARG;
+	cq_post(fn, fn->wqobj[i].cq, cqe, fn->wqobj[i].wq->id, false);
+	return 0;
+}
+
+/*
+ * MANA (Ethernet) requests, 0x20000 and up, to the registered device.
+ * Unknown ones get the hardware's CMD_UNSUPPORTED, which 6.12 reports as
+ * "Command 0x... failed" and newer kernels as -EOPNOTSUPP.
+ */
+static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
+			     const uint8_t *req, uint32_t len, uint8_t *resp,
+			     uint32_t resp_len)
+{
+	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
+	const uint8_t *q = req + GDMA_REQ_HDR_SIZE;
+
+	if (h->msg_type >= 0x20000 && h->msg_type < 0x30000 &&
+	    (!fn->registered || h->dev_id != GDMA_DEVICE_MANA))
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_QUERY_DEV_CONFIG:
+		/* pf_cap_flags none; one vPort; v2 adds the adapter MTU */
+		if (resp_len < GDMA_RESP_HDR_SIZE + 40)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le16(r + 32, 1);		/* max_num_vports */
+		gdma_put_le32(r + 36, 64);		/* max_num_eqs */
+		if (h->resp_version >= 2 && resp_len >= GDMA_RESP_HDR_SIZE + 48)
+			gdma_put_le16(r + 40, 1514);	/* adapter_mtu */
+		return 0;
+	case MANA_QUERY_VPORT_CONFIG:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 32 ||
+		    len < GDMA_REQ_HDR_SIZE + 4 || gdma_get_le32(q) != 0)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le32(r, 16);			/* max_num_sq */
+		gdma_put_le32(r + 4, 16);		/* max_num_rq */
+		gdma_put_le32(r + 8, 64);		/* num_indirection_ent */
+		memcpy(r + 16, fn->mac, 6);
+		gdma_put_le64(r + 24, VPORT_HANDLE);
+		return 0;
+	case MANA_CONFIG_VPORT_TX:
+		/* vport, pdid, doorbell page: answer the tx vPort offset */
+		if (resp_len < GDMA_RESP_HDR_SIZE + 4 ||
+		    len < GDMA_REQ_HDR_SIZE + 16 ||
+		    gdma_get_le64(q) != VPORT_HANDLE)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le16(r, 0);			/* tx_vport_offset */
+		r[2] = 1;				/* short_form_allowed */
+		return 0;
+	case MANA_CREATE_WQ_OBJ:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 16)
+			return GDMA_STATUS_BAD_ARG;
+		return req_create_wqobj(fn, req, len, r);
+	case MANA_DESTROY_WQ_OBJ:
+		if (len < GDMA_REQ_HDR_SIZE + 16)
+			return GDMA_STATUS_BAD_ARG;
+		return wqobj_destroy(fn, gdma_get_le64(q + 8));
+	case MANA_FENCE_RQ:
+		if (len < GDMA_REQ_HDR_SIZE + 8)
+			return GDMA_STATUS_BAD_ARG;
+		return wqobj_fence(fn, gdma_get_le64(q));
+	case MANA_CONFIG_VPORT_RX:
+		/*
+		 * mana_cfg_rx_steer_req_v2: vport, num_indir_entries,
+		 * indir_tab_offset, rx_enable @12, rss_enable @16,
+		 * update_default_rxobj @20, ..., default_rxobj @24.  RSS is
+		 * not modelled: frames go to the default RX object (with the
+		 * one queue of -smp 1 the table names only that one).
+		 */
+		if (len < GDMA_REQ_HDR_SIZE + 32 || gdma_get_le64(q) != VPORT_HANDLE)
+			return GDMA_STATUS_BAD_ARG;
+		if (q[20]) {
+			uint64_t obj = gdma_get_le64(q + 24);
+
+			if (obj && !wqobj_rq(fn, obj))
+				return GDMA_STATUS_BAD_ARG;
+			fn->default_rxobj = obj;
+		}
+		fn->rx_enabled = gdma_get_le32(q + 12) != 0;
+		return 0;
+	default:
+		return GDMA_STATUS_CMD_UNSUPPORTED;
+	}
+}
+
+/* Fill @resp (zeroed, @resp_len bytes) and return the status. */
+static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
+			     const uint8_t *req, uint32_t len, uint8_t *resp,
+			     uint32_t resp_len)
+{
+	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
+
+	/* every reply body below fits the driver's own response struct */
+	switch (h->msg_type) {
+	case GDMA_VERIFY_VF_DRIVER_VERSION:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 40)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le64(r, 1);		/* GDMA_PROTOCOL_V1 */
+		return 0;			/* pf_cap_flags: none */
+	case GDMA_QUERY_MAX_RESOURCES:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 40)
+			return GDMA_STATUS_BAD_ARG;
+		gdma_put_le32(r + 4, 64);	/* max_sq */
+		gdma_put_le32(r + 8, 64);	/* max_rq */
+		gdma_put_le32(r + 12, 64);	/* max_cq */
+		gdma_put_le32(r + 16, 64);	/* max_eq */
+		gdma_put_le32(r + 20, DB_PAGES);	/* max_db */
+		gdma_put_le32(r + 24, 64);	/* max_mst */
+		gdma_put_le32(r + 28, 64);	/* max_cq_mod_ctx */
+		gdma_put_le32(r + 32, 64);	/* max_mod_cq */
+		gdma_put_le32(r + 36, MANA_FN_MSIX);	/* max_msix */
+		return 0;
+	case GDMA_LIST_DEVICES:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 8 + 4 * 64)
+			return GDMA_STATUS_BAD_ARG;
+		/*
+		 * The RDMA device too: 6.12's mana always adds the mana.rdma
+		 * auxiliary device, and mana_ib_probe registers gc->mana_ib
+		 * whether or not it was listed (a NULL gdma_context oops when
+		 * it was not); an RDMA-capable VF lists it.
+		 */
+		gdma_put_le32(r, 3);
+		gdma_put_le32(r + 8, GDMA_DEVICE_HWC);
+		gdma_put_le32(r + 12, GDMA_DEVICE_MANA);
+		gdma_put_le32(r + 16, GDMA_DEVICE_MANA_IB);
+		return 0;
+	case GDMA_REGISTER_DEVICE:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 12 ||
+		    (h->dev_id != GDMA_DEVICE_MANA &&
+		     h->dev_id != GDMA_DEVICE_MANA_IB))
+			return GDMA_STATUS_BAD_ARG;
+		if (h->dev_id == GDMA_DEVICE_MANA)
+			fn->registered = true;
+		gdma_put_le32(r, PDID);
+		gdma_put_le32(r + 4, GPA_MKEY);
+		gdma_put_le32(r + 8, MANA_DB);
+		return 0;
+	case GDMA_DEREGISTER_DEVICE:
+		if (h->dev_id == GDMA_DEVICE_MANA)
+			fn->registered = false;
+		return 0;
+	case GDMA_GENERATE_TEST_EQE:
+		return req_test_eqe(fn, req, len);
+	case GDMA_CREATE_QUEUE:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 4)
+			return GDMA_STATUS_BAD_ARG;
+		return req_create_queue(fn, req, len, resp);
+	case GDMA_DISABLE_QUEUE:
+		return req_disable_queue(fn, req, len);
+	case GDMA_CREATE_DMA_REGION:
+		if (resp_len < GDMA_RESP_HDR_SIZE + 8)
+			return GDMA_STATUS_BAD_ARG;
+		return req_create_dma_region(fn, req, len, resp);
+	case GDMA_DMA_REGION_ADD_PAGES:
+		return req_region_add_pages(fn, req, len);
+	case GDMA_DESTROY_DMA_REGION:
+		return req_destroy_dma_region(fn, req, len);
+	default:
+		return mana_request(fn, h, req, len, resp, resp_len);
+	}
+}
+
+/* One request from the HWC SQ's WQE at @off; its response to the RQ. */
+static int hwc_request(struct mana_fn *fn, uint32_t off, uint32_t *wqe_size)
+{
+	static uint8_t req[HWC_MSG_MAX], resp[HWC_MSG_MAX];
+	uint8_t wqe[GDMA_MAX_SQE_SIZE], rwqe[GDMA_MAX_RQE_SIZE];
+	uint8_t cqe[GDMA_CQE_DATA_SIZE] = { 0 };
+	struct gdma_wqe_view v = { 0 }, rv = { 0 };
+	struct gdma_sge sge, rsge;
+	struct gdma_req_hdr h;
+	uint32_t resp_len, status, roff;
+	void *p;
+
+	if (q_read(fn, fn->hwc_sq, off, wqe, sizeof(wqe)) ||
+	    gdma_wqe_view_decode(wqe, sizeof(wqe), GDMA_SQ, &v) ||
+	    v.hdr.num_sge != 1) {
+		fn_log("HWC SQ: malformed WQE at %#x; channel stopped", off);
+		return -EINVAL;
+	}
+	*wqe_size = v.size;
+	gdma_wqe_view_sge(wqe, &v, 0, &sge);
+	if (sge.size < GDMA_REQ_HDR_SIZE || sge.size > HWC_MSG_MAX ||
+	    sge.mkey != GPA_MKEY || !(p = fn->ops.dma(fn->ops.ctx, sge.addr, sge.size))) {
+		fn_log("HWC SQ: request buffer %#llx+%u (key %#x) refused",
+		       (unsigned long long)sge.addr, sge.size, sge.mkey);
+		fn->st.dma_faults++;
+		return -EFAULT;
+	}
+	memcpy(req, p, sge.size);
+	if (gdma_req_hdr_decode(req, sge.size, &h)) {
+		fn_log("HWC: malformed request header (type %#x); dropped",
+		       gdma_get_le32(req + 4));
+		return 0;
+	}
+	resp_len = h.resp_size;
+	if (resp_len < GDMA_RESP_HDR_SIZE || resp_len > HWC_MSG_MAX)
+		resp_len = GDMA_RESP_HDR_SIZE;
+	memset(resp, 0, resp_len);
+	status = hwc_dispatch(fn, &h, req, sge.size, resp, resp_len);
+	if (status == GDMA_STATUS_CMD_UNSUPPORTED) {
+		fn->st.unsupported++;
+		fn->st.last_unsupported = h.msg_type;
+		fn_log("HWC: request %#x unsupported", h.msg_type);
+	} else if (status) {
+		fn_log("HWC: request %#x failed: status %#x", h.msg_type, status);
+	} else if (fn->ops.verbose) {
+		fn_log("HWC: request %#x (device %#x) ok", h.msg_type, h.dev_id);
+	}
+	fn->st.requests++;
+	gdma_resp_hdr_encode(&h, resp_len, status, resp);
+
+	/* the response goes to the RQ's next posted WQE */
+	roff = fn->hwc_rq->consumer;
+	if (roff == fn->hwc_rq->tail) {
+		fn_log("HWC RQ: no WQE posted for the response to %#x; dropped",
+		       h.msg_type);
+		return 0;
+	}
+	if (q_read(fn, fn->hwc_rq, roff, rwqe, sizeof(rwqe)) ||
+	    gdma_wqe_view_decode(rwqe, sizeof(rwqe), GDMA_RQ, &rv) ||
+	    rv.hdr.num_sge != 1) {
+		fn_log("HWC RQ: malformed WQE at %#x; channel stopped", roff);
+		return -EINVAL;
+	}
+	gdma_wqe_view_sge(rwqe, &rv, 0, &rsge);
+	if (rsge.size < resp_len || rsge.mkey != GPA_MKEY ||
+	    !(p = fn->ops.dma(fn->ops.ctx, rsge.addr, resp_len))) {
+		fn_log("HWC RQ: response buffer %#llx+%u refused",
+		       (unsigned long long)rsge.addr, rsge.size);
+		fn->st.dma_faults++;
+		return -EFAULT;
+	}
+	memcpy(p, resp, resp_len);
+	fn->hwc_rq->consumer += rv.size;
+	/* hwc_rx_oob: wqe_offset at dword 3, tx_oob_data_size at dword 6 */
+	gdma_put_le32(cqe + 12, roff & (fn->hwc_rq->size - 1));
+	gdma_put_le32(cqe + 24, resp_len);
+	return cq_post(fn, fn->hwc_cq, cqe, fn->hwc_rq->id, false);
+}
+
+static void hwc_sq_ring(struct mana_fn *fn, uint32_t tail)
+{
+	struct queue *sq = fn->hwc_sq;
+	uint32_t size;
+
+	sq->tail = tail;
+	while (sq->consumer != sq->tail) {
+		if (hwc_request(fn, sq->consumer, &size)) {
+			sq->consumer = sq->tail;	/* stop: fail closed */
+			return;
+		}
+		sq->consumer += size;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ethernet SQs: every WQE is a frame; it is read, counted and completed */
+
+static struct queue *wqobj_cq(struct mana_fn *fn, const struct queue *wq)
+{
+	int i;
+
+	for (i = 0; i < MAX_WQOBJS; i++)
+		if (fn->wqobj[i].wq == wq)
+			return fn->wqobj[i].cq;
+	return NULL;
+}
+
+/*
+ * Gather a frame from the WQE's SGEs (the kernel's: GPA key, one linear
+ * part and page fragments); -EFAULT when an SGE leaves shared memory.
+ */
+static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
+		     const struct gdma_wqe_view *v, uint8_t *frame,
+		     uint32_t *len)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < v->hdr.num_sge; i++) {
+		struct gdma_sge sge;
+		void *p;
+
+		gdma_wqe_view_sge(wqe, v, i, &sge);
+		if (sge.mkey != GPA_MKEY || sge.size > MANA_FN_MAX_FRAME - n)
+			return -EINVAL;
+		p = fn->ops.dma(fn->ops.ctx, sge.addr, sge.size);
+		if (!p) {
+			fn->st.dma_faults++;
+			return -EFAULT;
+		}
+		memcpy(frame + n, p, sge.size);
+		n += sge.size;
+	}
+	*len = n;
+	return 0;
+}
+
+static void mana_sq_ring(struct mana_fn *fn, struct queue *sq, uint32_t tail)
+{
+	static uint8_t frame[MANA_FN_MAX_FRAME];
+	struct queue *cq = wqobj_cq(fn, sq);
+	uint8_t wqe[GDMA_MAX_SQE_SIZE], cqe[GDMA_CQE_DATA_SIZE];
+	struct gdma_wqe_view v = { 0 };
+	uint32_t len;
+	uint8_t type;
+
+	sq->tail = tail;
+	while (cq && sq->consumer != sq->tail) {
+		if (q_read(fn, sq, sq->consumer, wqe, sizeof(wqe)) ||
+		    gdma_wqe_view_decode(wqe, sizeof(wqe), GDMA_SQ, &v) ||
+		    v.hdr.num_sge == 0) {
+			fn_log("SQ %u: malformed WQE at %#x; queue stopped",
+			       sq->id, sq->consumer);
+			sq->consumer = sq->tail;
+			return;
+		}
+		type = CQE_TX_OKAY;
+		if (tx_gather(fn, wqe, &v, frame, &len) || len < 14) {
+			fn_log("SQ %u: frame at %#x refused", sq->id, sq->consumer);
+			type = CQE_TX_INVALID_OOB;
+		} else {
+			fn->st.tx_frames++;
+			fn->st.tx_bytes += len;
+			if (fn->ops.frame)
+				fn->ops.frame(fn->ops.ctx, frame, len);
+		}
+		mana_tx_comp_encode_one(cqe, type, sq->consumer / GDMA_WQE_BU_SIZE);
+		sq->consumer += v.size;
+		cq_post(fn, cq, cqe, sq->id, true);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* RX: a frame from the wire into the default RX object's next WQE */
+
+int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len)
+{
+	struct mana_rx_comp_oob o = { .cqe_type = CQE_RX_OKAY };
+	uint8_t wqe[GDMA_MAX_RQE_SIZE], cqe[GDMA_CQE_DATA_SIZE];
+	struct gdma_wqe_view v = { 0 };
+	struct queue *rq, *cq;
+	uint32_t i, done = 0, off;
+
+	rq = fn->rx_enabled ? wqobj_rq(fn, fn->default_rxobj) : NULL;
+	cq = rq ? wqobj_cq(fn, rq) : NULL;
+	if (!cq || len == 0 || len > MANA_FN_MAX_FRAME) {
+		fn->st.rx_drops++;
+		return -ENODEV;
+	}
+	if (rq->consumer == rq->tail) {
+		fn->st.rx_drops++;	/* no buffer posted: the NIC drops */
+		return -EAGAIN;
+	}
+	off = rq->consumer;
+	if (q_read(fn, rq, off, wqe, sizeof(wqe)) ||
+	    gdma_wqe_view_decode(wqe, sizeof(wqe), GDMA_RQ, &v)) {
+		fn_log("RQ %u: malformed WQE at %#x; queue stopped", rq->id, off);
+		rq->consumer = rq->tail;
+		fn->st.rx_drops++;
+		return -EINVAL;
+	}
+	for (i = 0; i < v.hdr.num_sge && done < len; i++) {
+		struct gdma_sge sge;
+		uint32_t n;
+		void *p;
+
+		gdma_wqe_view_sge(wqe, &v, i, &sge);
+		n = len - done < sge.size ? len - done : sge.size;
+		p = sge.mkey == GPA_MKEY ? fn->ops.dma(fn->ops.ctx, sge.addr, n) : NULL;
+		if (!p) {
+			fn->st.dma_faults++;
+			break;
+		}
+		memcpy(p, frame + done, n);
+		done += n;
+	}
+	rq->consumer += v.size;
+	if (done < len) {
+		o.cqe_type = CQE_RX_TRUNCATED;
+		fn->st.rx_drops++;
+	} else {
+		fn->st.rx_frames++;
+	}
+	/* no checksum offload claimed: the stack checks them itself */
+	o.ppi[0].pkt_len = (uint16_t)done;
+	o.rx_wqe_offset = off / GDMA_WQE_BU_SIZE;
+	if (mana_rx_comp_oob_encode(&o, cqe))
+		return -EINVAL;
+	return cq_post(fn, cq, cqe, rq->id, false);
+}
+
+/* ------------------------------------------------------------------------ */
+/* BARs */
+
+uint64_t mana_fn_bar_size(unsigned int bar)
+{
+	return bar == 0 ? MANA_FN_BAR0_SIZE : bar == 4 ? MANA_FN_BAR4_SIZE : 0;
+}
+
+static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
+		     uint64_t v)
+{
+	enum gdma_db_kind kind;
+	struct gdma_doorbell db;
+	bool is_short;
+	struct queue *q;
+
+	if (gdma_doorbell_kind_at(off, &kind, &is_short) || is_short ||
+	    gdma_doorbell_decode(kind, v, &db)) {
+		fn_log("doorbell page %u +%#x: value %#llx refused", page, off,
+		       (unsigned long long)v);
+		return;
+	}
+	switch (kind) {
+	case GDMA_DB_SQ:
+		if (fn->hwc_sq && page == HWC_DB && db.id == fn->hwc_sq->id) {
+			hwc_sq_ring(fn, db.tail);
+			return;
+		}
+		q = q_find(fn, GDMA_SQ, db.id);
+		if (q && page == MANA_DB) {
+			mana_sq_ring(fn, q, db.tail);
+			return;
+		}
+		break;
+	case GDMA_DB_RQ:
+		if (fn->hwc_rq && page == HWC_DB && db.id == fn->hwc_rq->id) {
+			fn->hwc_rq->tail = db.tail;
+			return;
+		}
+		q = q_find(fn, GDMA_RQ, db.id);
+		break;
+	case GDMA_DB_EQ:
+		/*
+		 * The driver takes at most 5 EQEs per interrupt, then arms
+		 * with its head (entries from one lap in, modulo 8 laps): any
+		 * entry past it raises the vector again, or it would wait
+		 * forever on events already written.
+		 */
+		q = q_find(fn, GDMA_EQ, db.id);
+		if (q && db.arm) {
+			uint64_t n = q->size / GDMA_EQE_SIZE;
+
+			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail)
+				fn->ops.irq(fn->ops.ctx, q->msix);
+		}
+		return;
+	default:
+		/* CQ arming: every CQE posts its EQE anyway */
+		return;
+	}
+	if (!q) {
+		fn_log("doorbell page %u: no queue %u", page, db.id);
+		return;
+	}
+	q->tail = db.tail;
+}
+
+int mana_fn_bar_read(struct mana_fn *fn, unsigned int bar, uint64_t off,
+		     void *buf, uint32_t len)
+{
+	uint8_t regs[0x20] = { 0 };
+	uint8_t smc[32];
+	int i;
+
+	if (off >= mana_fn_bar_size(bar) || len > mana_fn_bar_size(bar) - off)
+		return -EINVAL;
+	memset(buf, 0, len);
+	if (bar == 4) {
+		memcpy(buf, fn->bar4 + off, len);
+		return 0;
+	}
+	if (off + len <= sizeof(regs)) {
+		gdma_put_le64(regs + REG_DB_PAGE_OFFSET, BAR0_DB);
+		gdma_put_le32(regs + REG_DB_PAGE_SIZE, GDMA_DB_PAGE_SIZE);
+		gdma_put_le64(regs + REG_SHM_OFFSET, BAR0_SHM);
+		memcpy(buf, regs + off, len);
+	} else if (off >= BAR0_SHM && off + len <= BAR0_SHM + sizeof(smc)) {
+		for (i = 0; i < SMC_DWORDS; i++)
+			gdma_put_le32(smc + 4 * i, fn->smc[i]);
+		memcpy(buf, smc + (off - BAR0_SHM), len);
+	}
+	/* other registers and the doorbells read as zero */
+	return 0;
+}
+
+int mana_fn_bar_write(struct mana_fn *fn, unsigned int bar, uint64_t off,
+		      const void *buf, uint32_t len)
+{
+	uint64_t v = 0;
+
+	if (off >= mana_fn_bar_size(bar) || len > mana_fn_bar_size(bar) - off)
+		return -EINVAL;
+	if (bar == 4) {
+		memcpy(fn->bar4 + off, buf, len);
+		return 0;
+	}
+	if (off >= BAR0_SHM && off < BAR0_SHM + 32) {
+		if (len != 4 || off % 4) {
+			fn_log("SMC: %u-byte write at %#llx ignored", len,
+			       (unsigned long long)off);
+			return 0;
+		}
+		memcpy(&v, buf, 4);
+		fn->smc[(off - BAR0_SHM) / 4] = (uint32_t)v;
+		if ((off - BAR0_SHM) / 4 == SMC_DWORDS - 1)
+			smc_request(fn);
+		return 0;
+	}
+	if (off >= BAR0_DB) {
+		if (len != 8 || off % 8) {
+			fn_log("doorbell: %u-byte write at %#llx ignored", len,
+			       (unsigned long long)off);
+			return 0;
+		}
+		memcpy(&v, buf, 8);
+		doorbell(fn, (uint32_t)((off - BAR0_DB) / GDMA_DB_PAGE_SIZE),
+			 (uint32_t)((off - BAR0_DB) % GDMA_DB_PAGE_SIZE), v);
+		return 0;
+	}
+	fn_log("BAR0: %u-byte write at %#llx ignored", len,
+	       (unsigned long long)off);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+void mana_fn_reset(struct mana_fn *fn)
+{
+	hwc_destroy(fn);
+	memset(fn->smc, 0, sizeof(fn->smc));
+	memset(fn->bar4, 0, sizeof(fn->bar4));
+	cfg_init(fn);
+}
+
+struct mana_fn *mana_fn_new(const struct mana_fn_ops *ops, const uint8_t mac[6])
+{
+	struct mana_fn *fn = calloc(1, sizeof(*fn));
+
+	if (!fn)
+		return NULL;
+	fn->ops = *ops;
+	memcpy(fn->mac, mac, 6);
+	mana_fn_reset(fn);
+	return fn;
+}
+
+void mana_fn_free(struct mana_fn *fn)
+{
+	if (!fn)
+		return;
+	hwc_destroy(fn);
+	free(fn);
+}
+
+void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st)
+{
+	*st = fn->st;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * GDMA messages of the hardware channel (HWC), as the Linux mana driver
+ * sends them (include/net/mana/gdma.h, mana.h; "HW DATA" structs, naturally
+ * aligned, little-endian): the request and response headers and the
+ * bodies mana-vfio parses.  Fail-closed like providers/mana/gdma.h: a
+ * message shorter than its struct, a header whose sizes disagree with the
+ * buffer, or a list longer than the message gives -EINVAL.
+ */
+#ifndef MANA_VFIO_GDMA_REQ_H
+#define MANA_VFIO_GDMA_REQ_H
+
+#include "providers/mana/gdma.h"
+
+#define GDMA_REQ_HDR_SIZE	40
+#define GDMA_RESP_HDR_SIZE	32
+
+/* Statuses: 0 success; the driver fails every other (-EPROTO) but
+ * CMD_UNSUPPORTED (-EOPNOTSUPP in newer kernels; the value is theirs).
+ * BAD_ARG and NO_RESOURCE are this model's own choice of nonzero. */
+#define GDMA_STATUS_CMD_UNSUPPORTED	0xFFFFFFFFU
+#define GDMA_STATUS_BAD_ARG		0x00000001U
+#define GDMA_STATUS_NO_RESOURCE		0x00000002U
+
+enum gdma_request_type {
+	GDMA_VERIFY_VF_DRIVER_VERSION = 1,
+	GDMA_QUERY_MAX_RESOURCES = 2,
+	GDMA_LIST_DEVICES = 3,
+	GDMA_REGISTER_DEVICE = 4,
+	GDMA_DEREGISTER_DEVICE = 5,
+	GDMA_GENERATE_TEST_EQE = 10,
+	GDMA_CREATE_QUEUE = 12,
+	GDMA_DISABLE_QUEUE = 13,
+	GDMA_CREATE_DMA_REGION = 25,
+	GDMA_DMA_REGION_ADD_PAGES = 26,
+	GDMA_DESTROY_DMA_REGION = 27,
+};
+
+#define GDMA_DEVICE_HWC		1
+#define GDMA_DEVICE_MANA	2
+#define GDMA_DEVICE_MANA_IB	3
+
+/* gdma_req_hdr: req msg_hdr, expected resp msg_hdr, dev_id, activity_id */
+struct gdma_req_hdr {
+	uint32_t msg_type;
+	uint16_t msg_version;
+	uint16_t hwc_msg_id;
+	uint32_t req_size;
+	uint16_t resp_version;
+	uint32_t resp_size;
+	uint32_t dev_id;
+	uint32_t activity_id;
+};
+
+/*
+ * hdr_type must be GDMA_STANDARD_HEADER_TYPE (0) in both halves, the
+ * request's size must equal the bytes sent, the response's type must echo
+ * the request's, and the expected response must at least hold its header.
+ */
+static inline int gdma_req_hdr_decode(const uint8_t *b, uint32_t len,
+				      struct gdma_req_hdr *out)
+{
+	struct gdma_req_hdr h;
+
+	if (len < GDMA_REQ_HDR_SIZE || gdma_get_le32(b) ||
+	    gdma_get_le32(b + 16))
+		return -EINVAL;
+	h.msg_type = gdma_get_le32(b + 4);
+	h.msg_version = gdma_get_le16(b + 8);
+	h.hwc_msg_id = gdma_get_le16(b + 10);
+	h.req_size = gdma_get_le32(b + 12);
+	h.resp_version = gdma_get_le16(b + 24);
+	h.resp_size = gdma_get_le32(b + 28);
+	h.dev_id = gdma_get_le32(b + 32);
+	h.activity_id = gdma_get_le32(b + 36);
+	if (h.req_size != len || gdma_get_le32(b + 20) != h.msg_type ||
+	    h.resp_size < GDMA_RESP_HDR_SIZE)
+		return -EINVAL;
+	*out = h;
+	return 0;
+}
+
+/* gdma_resp_hdr answering @h: @size bytes in all, @status. */
+static inline void gdma_resp_hdr_encode(const struct gdma_req_hdr *h,
+					uint32_t size, uint32_t status,
+					uint8_t *b)
+{
+	gdma_put_le32(b, 0);
+	gdma_put_le32(b + 4, h->msg_type);
+	gdma_put_le16(b + 8, h->resp_version);
+	gdma_put_le16(b + 10, h->hwc_msg_id);
+	gdma_put_le32(b + 12, size);
+	gdma_put_le32(b + 16, h->dev_id);
+	gdma_put_le32(b + 20, h->activity_id);
+	gdma_put_le32(b + 24, status);
+	gdma_put_le32(b + 28, 0);
+}
+
+/* GDMA_CREATE_DMA_REGION: length, offset_in_page, page_type, count, list */
+struct gdma_create_dma_region {
+	uint64_t length;
+	uint32_t offset_in_page;
+	uint32_t page_count;
+	uint32_t list_len;
+	const uint8_t *pages;	/* list_len little-endian u64 */
+};
+
+static inline int gdma_create_dma_region_decode(const uint8_t *b, uint32_t len,
+						struct gdma_create_dma_region *out)
+{
+	struct gdma_create_dma_region r;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 24)
+		return -EINVAL;
+	r.length = gdma_get_le64(p);
+	r.offset_in_page = gdma_get_le32(p + 8);
+	r.page_count = gdma_get_le32(p + 16);
+	r.list_len = gdma_get_le32(p + 20);
+	r.pages = p + 24;
+	/* GDMA_PAGE_TYPE_4K only; no more pages listed than counted */
+	if (gdma_get_le32(p + 12) || !r.page_count || !r.length ||
+	    r.list_len > r.page_count ||
+	    (uint64_t)r.list_len * 8 != len - GDMA_REQ_HDR_SIZE - 24)
+		return -EINVAL;
+	*out = r;
+	return 0;
+}
+
+/* GDMA_DMA_REGION_ADD_PAGES: handle, list_len, reserved, list */
+struct gdma_region_add_pages {
+	uint64_t handle;
+	uint32_t list_len;
+	const uint8_t *pages;
+};
+
+static inline int gdma_region_add_pages_decode(const uint8_t *b, uint32_t len,
+					       struct gdma_region_add_pages *out)
+{
+	struct gdma_region_add_pages a;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 16)
+		return -EINVAL;
+	a.handle = gdma_get_le64(p);
+	a.list_len = gdma_get_le32(p + 8);
+	a.pages = p + 16;
+	if (!a.list_len ||
+	    (uint64_t)a.list_len * 8 != len - GDMA_REQ_HDR_SIZE - 16)
+		return -EINVAL;
+	*out = a;
+	return 0;
+}
+
+/* GDMA_CREATE_QUEUE (gdma_create_queue_req, 96 bytes) */
+struct gdma_create_queue {
+	enum gdma_queue_type type;
+	uint32_t pdid;
+	uint32_t doorbell;
+	uint64_t region;
+	uint32_t queue_size;
+	uint32_t log2_throttle;
+	uint32_t msix;
+	uint32_t parent_eq;
+};
+
+static inline int gdma_create_queue_decode(const uint8_t *b, uint32_t len,
+					   struct gdma_create_queue *out)
+{
+	struct gdma_create_queue c;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	uint32_t type;
+
+	if (len != GDMA_REQ_HDR_SIZE + 56)
+		return -EINVAL;
+	type = gdma_get_le32(p);
+	if (type < GDMA_SQ || type > GDMA_EQ)
+		return -EINVAL;
+	c.type = (enum gdma_queue_type)type;
+	c.pdid = gdma_get_le32(p + 8);
+	c.doorbell = gdma_get_le32(p + 12);
+	c.region = gdma_get_le64(p + 16);
+	c.queue_size = gdma_get_le32(p + 28);
+	c.log2_throttle = gdma_get_le32(p + 32);
+	c.msix = gdma_get_le32(p + 36);
+	c.parent_eq = gdma_get_le32(p + 44);
+	*out = c;
+	return 0;
+}
+
+/* MANA (Ethernet) requests, include/net/mana/mana.h */
+enum mana_command_code {
+	MANA_QUERY_DEV_CONFIG = 0x20001,
+	MANA_QUERY_GF_STAT = 0x20002,
+	MANA_CONFIG_VPORT_TX = 0x20003,
+	MANA_CREATE_WQ_OBJ = 0x20004,
+	MANA_DESTROY_WQ_OBJ = 0x20005,
+	MANA_FENCE_RQ = 0x20006,
+	MANA_CONFIG_VPORT_RX = 0x20007,
+	MANA_QUERY_VPORT_CONFIG = 0x20008,
+};
+
+/* MANA_CREATE_WQ_OBJ: vport, wq_type, reserved, two regions, sizes, ... */
+struct mana_create_wqobj {
+	uint64_t vport;
+	enum gdma_queue_type wq_type;
+	uint64_t wq_region;
+	uint64_t cq_region;
+	uint32_t wq_size;
+	uint32_t cq_size;
+	uint32_t cq_parent;
+};
+
+/* 6.12 sends the 88-byte V1 body; newer kernels append V2/V3 fields. */
+static inline int mana_create_wqobj_decode(const uint8_t *b, uint32_t len,
+					   struct mana_create_wqobj *out)
+{
+	struct mana_create_wqobj w;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	uint32_t type;
+
+	if (len < GDMA_REQ_HDR_SIZE + 48)
+		return -EINVAL;
+	type = gdma_get_le32(p + 8);
+	if (type != GDMA_SQ && type != GDMA_RQ)
+		return -EINVAL;
+	w.vport = gdma_get_le64(p);
+	w.wq_type = (enum gdma_queue_type)type;
+	w.wq_region = gdma_get_le64(p + 16);
+	w.cq_region = gdma_get_le64(p + 24);
+	w.wq_size = gdma_get_le32(p + 32);
+	w.cq_size = gdma_get_le32(p + 36);
+	w.cq_parent = gdma_get_le32(p + 44);
+	*out = w;
+	return 0;
+}
+
+#endif /* MANA_VFIO_GDMA_REQ_H */
