@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -397,17 +398,16 @@ static void rx_destroy(struct rx_side *rx)
 		ibv_destroy_cq(rx->cq);
 }
 
-/* Receive @n frames the secondary sent and check each one's content. */
-static void rx_frames(struct rx_side *rx, struct ibv_mr *mr, uint32_t n)
+/*
+ * Post @n receive buffers: before the secondary may send (a frame with no
+ * buffer posted is dropped, as the NIC drops it).
+ */
+static void rx_post(struct rx_side *rx, struct ibv_mr *mr, uint32_t n)
 {
 	uint8_t *bufs = (uint8_t *)SHM_ADDR + RX_OFF;
-	bool seen[MAX_FRAMES] = { false };
 	struct ibv_recv_wr wr, *bad;
 	struct ibv_sge sge;
-	struct ibv_wc wc;
-	unsigned int idle = 0;
-	uint32_t i, got = 0, good = 0, tag;
-	uint64_t seq;
+	uint32_t i;
 
 	for (i = 0; i < n; i++) {
 		sge.addr = (uintptr_t)(bufs + i * VT_BUF);
@@ -417,7 +417,20 @@ static void rx_frames(struct rx_side *rx, struct ibv_mr *mr, uint32_t n)
 					   .num_sge = 1 };
 		CHECK_ERRNO(ibv_post_wq_recv(rx->wq, &wr, &bad), 0);
 	}
-	/* bounded by the test's timeout (ctest) */
+}
+
+/* Receive @n frames the secondary sent and check each one's content. */
+static void rx_frames(struct rx_side *rx, uint32_t n)
+{
+	uint8_t *bufs = (uint8_t *)SHM_ADDR + RX_OFF;
+	bool seen[MAX_FRAMES] = { false };
+	struct ibv_wc wc;
+	unsigned int idle = 0;
+	uint32_t got = 0, good = 0, tag;
+	uint64_t seq;
+	time_t give_up = time(NULL) + 120;
+
+	/* a hang guard, so that a lost frame fails here with its count */
 	while (got < n) {
 		int r = ibv_poll_cq(rx->cq, 1, &wc);
 
@@ -425,6 +438,11 @@ static void rx_frames(struct rx_side *rx, struct ibv_mr *mr, uint32_t n)
 			CHECK(r == 0, "poll_cq: %d", r);
 			if (r < 0)
 				return;
+			if (time(NULL) > give_up) {
+				CHECK(0, "%u of %u frames arrived in 120 s",
+				      got, n);
+				return;
+			}
 			vt_idle(&idle);
 			continue;
 		}
@@ -505,9 +523,10 @@ static void case_primary(const char *path, uint32_t n)
 	/* DPDK's MANA_MP_REQ_VERBS_CMD_FD: the command fd, over SCM_RIGHTS */
 	fds[0] = ctx->cmd_fd;
 	fds[1] = memfd;
-	CHECK(!send_info(s, &in, fds, 2), "send the fds");
 	n = in.nframes;
-	rx_frames(&rx, mr, n);
+	rx_post(&rx, mr, n);
+	CHECK(!send_info(s, &in, fds, 2), "send the fds");
+	rx_frames(&rx, n);
 	/* the secondary is done once it saw every completion */
 	CHECK(read(s, &c, 1) == 0, "the secondary closed");
 	close(s);
