@@ -47,7 +47,14 @@
 #include "providers/mana/gdma.h"
 
 /* both processes map here: not where ASan's allocator lives (0x6000...) */
-#define SHM_ADDR ((void *)0x500000000000ull)
+/*
+ * The shared memory: wherever the kernel puts it in the primary, at the
+ * same address in the secondary (as DPDK's secondaries map the primary's
+ * huge pages); a fixed address may be the sanitizer's allocator's (gcc
+ * 14's ASan in Debian 13 sat at the one this test used to pick).
+ */
+static uint8_t *shm_base;
+#define SHM_ADDR ((void *)shm_base)
 #define SHM_SIZE (4u << 20)
 #define FRAMES_OFF (2u << 20)			/* the secondary's frames */
 #define RX_OFF (3u << 20)			/* the primary's RX buffers */
@@ -58,7 +65,7 @@
 struct info {
 	uint32_t qpn, lkey;
 	uint32_t sq_id, sq_size, tx_vp_offset, cq_id, cq_count, nframes;
-	uint64_t sq_buf, cq_buf;
+	uint64_t sq_buf, cq_buf, shm;
 };
 
 static int sock_listen(const char *path)
@@ -337,12 +344,40 @@ static void case_events(const char *dir)
 
 /* ---- DPDK multi-process: primary and secondary ------------------------------- */
 
-static void *map_shm(int fd)
+static void *map_at(int fd, uintptr_t at)
 {
-	void *p = mmap(SHM_ADDR, SHM_SIZE, PROT_READ | PROT_WRITE,
+	void *p = mmap((void *)at, SHM_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 
-	return p == SHM_ADDR ? p : NULL;
+	if (p != MAP_FAILED && p != (void *)at) {
+		munmap(p, SHM_SIZE);	/* a kernel that ignores the flag */
+		p = MAP_FAILED;
+	}
+	if (p == MAP_FAILED)
+		return NULL;
+	shm_base = p;
+	return p;
+}
+
+/*
+ * The memfd at @want (the primary's address), or (0) at the first of a
+ * few addresses far from the libraries, heaps and sanitizer regions that
+ * is free here, so that the secondary finds it free too.
+ */
+static void *map_shm(int fd, uintptr_t want)
+{
+	static const uintptr_t at[] = {
+		0x500000000000ull, 0x480000000000ull, 0x700000000000ull,
+		0x380000000000ull,
+	};
+	unsigned int i;
+
+	if (want)
+		return map_at(fd, want);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (map_at(fd, at[i]))
+			return shm_base;
+	return NULL;
 }
 
 struct rx_side {
@@ -483,8 +518,8 @@ static void case_primary(const char *path, uint32_t n)
 	bool shm;
 
 	memfd = memfd_create("test_vm", MFD_CLOEXEC);
-	shm = memfd >= 0 && !ftruncate(memfd, SHM_SIZE) && map_shm(memfd);
-	CHECK(shm, "shared memory at %p: %s", SHM_ADDR, strerror(errno));
+	shm = memfd >= 0 && !ftruncate(memfd, SHM_SIZE) && map_shm(memfd, 0);
+	CHECK(shm, "shared memory: %s", strerror(errno));
 	ctx = emu_open_mana();
 	CHECK(ctx && !manadv_api_load(&api), "device and manadv");
 	if (!ctx || !api.init_obj || !shm) {
@@ -515,6 +550,7 @@ static void case_primary(const char *path, uint32_t n)
 	in.cq_id = dcq.cq_id;
 	in.cq_count = dcq.count;
 	in.cq_buf = (uintptr_t)dcq.buf;
+	in.shm = (uintptr_t)shm_base;
 	CHECK((uint8_t *)dqp.sq_buf >= (uint8_t *)SHM_ADDR &&
 	      (uint8_t *)dqp.sq_buf < (uint8_t *)SHM_ADDR + FRAMES_OFF,
 	      "the SQ is in the shared memory");
@@ -570,12 +606,13 @@ static void case_secondary(const char *path)
 	struct gdma_doorbell db = { .kind = GDMA_DB_SQ };
 	struct gdma_wqe w = { .hdr = { .num_sge = 1,
 				       .oob_size = GDMA_OOB_SMALL } };
-	uint8_t *frames = (uint8_t *)SHM_ADDR + FRAMES_OFF;
+	uint8_t *frames;
 	unsigned int idle = 0;
 	uint32_t i, head = 0, bu = 0;
 	struct info in;
 	struct stat st;
 	uint64_t v = 0;
+	time_t give_up;
 	void *page;
 	int s, fds[2];
 
@@ -588,8 +625,12 @@ static void case_secondary(const char *path)
 	      major(st.st_rdev) == 231,
 	      "the received fd is /dev/infiniband/uverbs0 (mode 0%o)",
 	      st.st_mode);
-	CHECK(map_shm(fds[1]), "the memfd at %p: %s", SHM_ADDR,
-	      strerror(errno));
+	if (!map_shm(fds[1], in.shm)) {
+		CHECK(0, "the memfd at 0x%llx: %s", (unsigned long long)in.shm,
+		      strerror(errno));
+		return;
+	}
+	frames = (uint8_t *)SHM_ADDR + FRAMES_OFF;
 	/* mana_map_doorbell_secondary() */
 	page = mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, fds[0], 0);
 	CHECK(page != MAP_FAILED, "doorbell page through the received fd: %s",
@@ -619,10 +660,18 @@ static void case_secondary(const char *path)
 		CHECK(!gdma_doorbell_encode(&db, &v), "doorbell");
 		*(volatile uint64_t *)((uint8_t *)page + GDMA_DB_OFF_SQ) = v;
 	}
-	/* until the last completion is in the primary's CQ (ctest bounds it) */
+	/* until the last completion is in the primary's CQ (a hang guard) */
+	give_up = time(NULL) + 120;
 	while (!cqe_names((const uint8_t *)(uintptr_t)in.cq_buf,
-			  (in.nframes - 1) % in.cq_count, head - bu))
+			  (in.nframes - 1) % in.cq_count, head - bu)) {
+		if (time(NULL) > give_up) {
+			CHECK(0, "no completion of the last frame in 120 s "
+			      "(SQ %u tail %u, CQ %u)", in.sq_id, head,
+			      in.cq_id);
+			break;
+		}
 		vt_idle(&idle);
+	}
 	CHECK(1, "every frame completed");
 	munmap(page, 4096);
 	close(s);

@@ -54,8 +54,14 @@ trap cleanup EXIT
 
 # until PATH exists (the process making it runs concurrently; the test's
 # own timeout bounds the wait)
-wait_for() {
-	while [ ! -e "$1" ]; do sleep 0.05; done
+wait_for() { # wait_for PATH [PID]: false if PID ends first
+	while [ ! -e "$1" ]; do
+		if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then
+			[ -e "$1" ]
+			return
+		fi
+		sleep 0.05
+	done
 }
 
 # Debian's ip, under the sanitizer build's runtime: its own leaks are not ours
@@ -150,7 +156,7 @@ vport.*)
 		>"$TMP/hold" 2>&1 &
 	holder=$!
 	bg+=("$holder")
-	wait_for "$TMP/sock"
+	wait_for "$TMP/sock" "$holder" || fail "the holder ended before it held"
 	timeout 120 "$EMU" --vm=v -- "$PROG" busy "$TMP/sock" >"$TMP/busy" 2>&1
 	rc=$?
 	wait "$holder"
@@ -164,7 +170,12 @@ fdpass)
 	timeout 240 "$EMU" --vm=v -- "$PROG" primary "$TMP/sock" 32 >"$TMP/primary" 2>&1 &
 	primary=$!
 	bg+=("$primary")
-	wait_for "$TMP/sock"
+	if ! wait_for "$TMP/sock" "$primary"; then
+		fail "the primary ended before it listened"
+		cat "$TMP/primary"
+		check_done
+		exit
+	fi
 	timeout 240 "$EMU" --vm=v -- "$PROG" secondary "$TMP/sock" >"$TMP/secondary" 2>&1
 	rc=$?
 	wait "$primary"
