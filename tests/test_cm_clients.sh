@@ -23,6 +23,10 @@
 #   disconnected           a pyverbs client whose server VM dies gets
 #                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
 #                          retries (74 s: label long)
+#   exited HOW             a connected pyverbs client ends by exit() or
+#                          SIGTERM (HOW: exit, term): its DREQ, sent as
+#                          the process goes, gives the server rping
+#                          RDMA_CM_EVENT_DISCONNECTED (status 0)
 #   era                    older kernels: 6.11 (no GSI QP) rdma_connect
 #                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
@@ -292,6 +296,35 @@ disconnected)
 		'rdma_cm id \d+: event 10 status -110'
 	expect "disconnected: the program saw it" "$TMP/disc.client" \
 		'^disconnected'
+	;;
+exited)
+	# a connected client that ends without a word (exit() or SIGTERM,
+	# $1): as the kernel closes the rdma_cm file of a process that
+	# goes, its DREQ reaches the server, whose rping reports the
+	# DISCONNECTED at once (status 0: answered, not ib_cm's retries
+	# running out); without the DREQ rping would wait for ever
+	how=${1:?exit or term}
+	start_server exited -- rping -s -a $SERVER_IP -p 7179 -C 1 || {
+		fail "exited: server"; report exited; exit 1; }
+	timeout 100 "$EMU" "${CLIENT_OPTS[@]}" --backend=socket:"$WIRE" \
+		--verbose -- /usr/bin/python3 \
+		"$(dirname "$0")/cm_exit_peer.py" $SERVER_IP 7179 "$how" \
+		>"$TMP/exited.client" 2>&1
+	crc=$?
+	wait "$SPID"
+	if [ "$how" = exit ]; then
+		check "exited: the client exits 0" test "$crc" -eq 0
+	else
+		check "exited: the client dies of SIGTERM" test "$crc" -eq 143
+	fi
+	expect "exited: connected" "$TMP/exited.client" '^connected'
+	expect "exited: the DREQ sent at exit" "$TMP/exited.client" \
+		'rdma_cm id \d+: send DREQ'
+	expect "exited: the server's DISCONNECTED, status 0" \
+		"$TMP/exited.server" 'rdma_cm id \d+: event 10 status 0'
+	expect "exited: rping saw it" "$TMP/exited.server" 'DISCONNECT EVENT'
+	expect "exited: the server answered with a DREP" \
+		"$TMP/exited.server" 'rdma_cm id \d+: send DREP'
 	;;
 era)
 	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device

@@ -19,10 +19,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "emulator/core/emu.h"
 #include "emulator/core/vm.h"
 #include "emulator/device/device.h"
+#include "emulator/kernel/rdma_cm.h"
 
 static const int exit_sigs[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGABRT, SIGALRM, SIGPIPE, SIGUSR1,
@@ -48,12 +51,44 @@ struct ksigaction {
 	uint64_t mask;
 };
 
+/*
+ * How long an ending process waits for the DREPs to its DREQs: the
+ * kernel does not hold the exit for them (it retries a lost DREQ on its
+ * own, after the process is gone); the wait only lets the device thread
+ * take the answers while the peer is quick, and is what we have instead
+ * of those retries.
+ */
+#define EXIT_DREP_WAIT_MS 200
+
+/*
+ * trylock only: from a signal handler the thread we interrupted may hold
+ * emu.lock (its state half changed), and then no DREQ is sent.
+ */
+void emu_exit_cm_disconnect(void)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+	unsigned int i, left;
+
+	if (pthread_mutex_trylock(&emu.lock))
+		return;
+	left = emu_cm_exit();
+	pthread_mutex_unlock(&emu.lock);
+	for (i = 0; left && i < EXIT_DREP_WAIT_MS; i++) {
+		nanosleep(&ms, NULL);
+		if (pthread_mutex_trylock(&emu.lock))
+			continue;
+		left = emu_cm_exit_pending();
+		pthread_mutex_unlock(&emu.lock);
+	}
+}
+
 static void exit_handler(int sig)
 {
 	struct ksigaction dfl = { .handler = SIG_DFL };
 	int saved = errno;
 
 	emu_device_dump_on_signal();
+	emu_exit_cm_disconnect();
 	emu_vm_detach_on_signal();
 	/* raw: the interposed sigaction() would put us back */
 	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));

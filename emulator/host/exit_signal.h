@@ -19,4 +19,10 @@ void emu_exit_signals_init(sigaction_fn real);
 int emu_exit_signal_sigaction(int sig, const struct sigaction *act,
 			      struct sigaction *oldact, sigaction_fn real);
 
+/*
+ * The process ends (exit() or a terminating signal): a DREQ for each
+ * connected rdma_cm id, then a bounded wait for the DREPs.
+ */
+void emu_exit_cm_disconnect(void);
+
 #endif /* MANA_EMU_EXIT_SIGNAL_H */

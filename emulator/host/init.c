@@ -24,6 +24,7 @@
 #include "emulator/mana_emu.h"
 #include "emulator/core/links.h"
 #include "init.h"
+#include "exit_signal.h"
 #include "sysfs.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -206,6 +207,8 @@ static void __attribute__((constructor)) emu_constructor(void)
 
 static void __attribute__((destructor)) emu_destructor(void)
 {
+	/* while the device thread still runs to send and receive */
+	emu_exit_cm_disconnect();
 	emu_device_shutdown();
 	emu_vm_detach();
 	/* Forked children share the tree; only its creator removes it. */

@@ -141,6 +141,7 @@ struct emu_cm_id {
 	/* the IB CM */
 	enum ibcm_state ib;
 	bool has_ib;
+	bool inherited;			/* a fork's copy: the parent's */
 	uint32_t local_comm_id, remote_comm_id, remote_qpn;
 	uint64_t tid, remote_ca_guid;
 	uint32_t sq_psn;
@@ -2512,10 +2513,51 @@ void emu_cm_fork_child(void)
 	 * of its own, with a copy of everything, as before.
 	 */
 	if (emu_vm_slot() < 0) {
+		struct emu_cm_id *id;
+
 		forked_alone = true;
+		/* the parent's connections: not ours to end at our exit */
+		for (id = all_ids; id; id = id->next)
+			id->inherited = true;
 		return;
 	}
 	all_ids = NULL;
 	gsi_users = 0;
 	cm_reg_fork_child();
+}
+
+/*
+ * The process exits: the kernel would close the rdma_cm file, destroy
+ * each id and send a DREQ for each connected one (then retry it on its
+ * own, as the process is gone).  Our kernel goes with the process, so
+ * each established id's DREQ is sent now, once, and the caller may wait
+ * a little for the DREPs (emu_cm_exit_pending()).  Nothing else is torn
+ * down: the process is ending.  Called with emu.lock held.
+ */
+unsigned int emu_cm_exit(void)
+{
+	struct emu_cm_id *id;
+	unsigned int n = 0;
+
+	for (id = all_ids; id; id = id->next) {
+		if (id->inherited || !id->has_ib ||
+		    id->ib != IBCM_ESTABLISHED)
+			continue;
+		send_simple(id, IB_CM_ATTR_DREQ, false);
+		id->ib = IBCM_DREQ_SENT;
+		n++;
+	}
+	return n;
+}
+
+/* How many of the DREQs emu_cm_exit() sent are still unanswered. */
+unsigned int emu_cm_exit_pending(void)
+{
+	struct emu_cm_id *id;
+	unsigned int n = 0;
+
+	for (id = all_ids; id; id = id->next)
+		if (!id->inherited && id->has_ib && id->ib == IBCM_DREQ_SENT)
+			n++;
+	return n;
 }

@@ -38,6 +38,14 @@ bool emu_cm_is_get_event(const void *buf, size_t len);
 /* fork(), in the child: the parent's ids stay the parent's (--vm). */
 void emu_cm_fork_child(void);
 
+/*
+ * The process exits (emu.lock held): a DREQ for every established id,
+ * as the kernel's release of the file sends; the number sent.  Then
+ * emu_cm_exit_pending() counts those whose DREP has not come yet.
+ */
+unsigned int emu_cm_exit(void);
+unsigned int emu_cm_exit_pending(void);
+
 /* The ucma's own answers for the other calls on its fd. */
 #define EMU_CM_READ_ERRNO EINVAL	/* no read method */
 
