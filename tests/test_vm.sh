@@ -307,7 +307,7 @@ cm)
 	rping_exit_race "$rc" "$TMP/srv" && rc=0
 	check "server (status $rc)" test $rc -eq 0
 	check "20 pings answered" test "$(grep -c '^ping data' "$TMP/cli")" -eq 20
-	cat "$TMP/rej" "$TMP/cli"
+	cat "$TMP/rej" "$TMP/cli" "$TMP/srv"
 	;;
 fork)
 	# rdma-core's rdmacm tests' shape: a process forks both sides
