@@ -168,6 +168,15 @@ static void proc_release(int s)
 	atomic_store(&vm->procs[s].pid, 0);
 }
 
+/* Is slot @s's process alive?  A dead one's slot is released. */
+static bool slot_alive(int s)
+{
+	if (proc_alive(&vm->procs[s]))
+		return true;
+	proc_release(s);
+	return false;
+}
+
 /* Free the slots of processes that are gone; how many live ones remain. */
 static unsigned int reap_locked(void)
 {
@@ -663,10 +672,7 @@ bool emu_vm_cm_listened_elsewhere(uint16_t ps, uint16_t port)
 		if (s < 0 || s == vm_slot || vm->listens[i].ps != ps ||
 		    vm->listens[i].port != port)
 			continue;
-		if (proc_alive(&vm->procs[s]))
-			found = true;
-		else
-			proc_release(s);
+		found = slot_alive(s);
 	}
 	vm_unlock();
 	return found;
@@ -690,12 +696,8 @@ bool emu_vm_cm_answers(void)
 		return true;
 	vm_lock();
 	for (s = 0; s < vm_slot && mine; s++) {
-		if (!vm->gsi[s])
-			continue;
-		if (proc_alive(&vm->procs[s]))
+		if (vm->gsi[s] && slot_alive(s))
 			mine = false;
-		else
-			proc_release(s);
 	}
 	vm_unlock();
 	return mine;

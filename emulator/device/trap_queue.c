@@ -139,12 +139,17 @@ uint64_t trap_event_wake_calls(void)
 	return atomic_load_explicit(&wake_calls, memory_order_relaxed);
 }
 
+/* Work for the consumer: our queue, or what the shared word also wakes. */
+static bool work_ready(void)
+{
+	return ring_ready() || (other_ready && other_ready());
+}
+
 int trap_event_arm(void)
 {
 	atomic_store(consumer_sleeping, 1);
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_exchange(&kicked, 0) || ring_ready() ||
-	    (other_ready && other_ready())) {
+	if (atomic_exchange(&kicked, 0) || work_ready()) {
 		atomic_store(consumer_sleeping, 0);
 		return -EAGAIN;
 	}
@@ -186,7 +191,7 @@ int trap_event_wait(int timeout_ms)
 	if (ret < 0)
 		err = errno;
 	trap_event_disarm();
-	if (err == ETIMEDOUT && !ring_ready() && !(other_ready && other_ready()))
+	if (err == ETIMEDOUT && !work_ready())
 		return -ETIMEDOUT;
 	return 0;
 }

@@ -57,21 +57,9 @@ void cm_reg_id_free(uint32_t id)
 uint32_t cm_reg_comm_id_alloc(void)
 {
 	int slot = emu_vm_slot();
+	/* --vm: the top byte names the owner (slot + 1), see below */
+	uint32_t mask = slot >= 0 ? 0xffffff : 0xffffffff;
 
-	/*
-	 * --vm: every process of the VM sees every MAD to QP1, so the id
-	 * names its owner: the top byte is the slot + 1 (still opaque to
-	 * the peer, unique in the VM).
-	 */
-	if (slot >= 0) {
-		if (!reg.next_comm_id)
-			reg.next_comm_id = (uint32_t)random() | 1;
-		reg.next_comm_id += 0x9e3779b1u;
-		if (!(reg.next_comm_id & 0xffffff))
-			reg.next_comm_id++;
-		return (uint32_t)(slot + 1) << 24 |
-		       (reg.next_comm_id & 0xffffff);
-	}
 	/*
 	 * ib_cm hands out ids from an xarray xor'ed with a random operand:
 	 * ids differ between boots (VMs), never repeat while in use.
@@ -79,8 +67,14 @@ uint32_t cm_reg_comm_id_alloc(void)
 	if (!reg.next_comm_id)
 		reg.next_comm_id = (uint32_t)random() | 1;
 	reg.next_comm_id += 0x9e3779b1u;
-	if (!reg.next_comm_id)
-		reg.next_comm_id = 1;
+	if (!(reg.next_comm_id & mask))
+		reg.next_comm_id++;
+	/*
+	 * --vm: every process of the VM sees every MAD to QP1, so the id
+	 * names its owner (still opaque to the peer, unique in the VM).
+	 */
+	if (slot >= 0)
+		return (uint32_t)(slot + 1) << 24 | (reg.next_comm_id & mask);
 	return reg.next_comm_id;
 }
 
