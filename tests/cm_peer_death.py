@@ -26,8 +26,11 @@ def event(channel, want):
         sys.exit('expected event %d, got %d' % (want, got))
 
 
-def main():
-    server, port = sys.argv[1], sys.argv[2]
+def connect_rc(server, port, before_connect=None):
+    """
+    An RC connection to SERVER:PORT through rdma_cm; @before_connect(cmid)
+    runs once the QP exists.  Says 'connected'; returns (channel, cmid, cq).
+    """
     channel = cm.CMEventChannel()
     cmid = cm.CMID(creator=channel)
     info = cm.AddrInfo(dst=server, dst_service=port,
@@ -41,11 +44,24 @@ def main():
                 max_recv_sge=1)
     cmid.create_qp(QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
                               cap=cap))
-    mr = cmid.reg_msgs(64)
-    cmid.post_recv(mr, 64)
+    if before_connect:
+        before_connect(cmid)
     cmid.connect(cm.ConnParam())
     event(channel, ce.RDMA_CM_EVENT_ESTABLISHED)
     print('connected', flush=True)
+    return channel, cmid, cq
+
+
+def main():
+    server, port = sys.argv[1], sys.argv[2]
+    mr = None
+
+    def post_recv(cmid):
+        nonlocal mr
+        mr = cmid.reg_msgs(64)
+        cmid.post_recv(mr, 64)
+
+    channel, cmid, cq = connect_rc(server, port, post_recv)
     if sys.stdin.readline().strip() != 'killed':
         sys.exit('no word from the test')
     cmid.disconnect()
@@ -59,4 +75,5 @@ def main():
     print('disconnected', flush=True)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -181,6 +181,25 @@ static struct ibv_qp *raw_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	return ibv_create_qp_ex(ctx, &qa);
 }
 
+/* What a case made, torn down in the order the kernel wants; NULLs skipped. */
+static void put_objects(struct ibv_context *ctx, struct ibv_pd *pd,
+			struct ibv_pd *parent, struct ibv_cq *cq,
+			struct ibv_qp *qp, struct ibv_mr *mr)
+{
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (parent)
+		ibv_dealloc_pd(parent);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+}
+
 /* ---- vports and numbers ------------------------------------------------------ */
 
 static void case_hold(const char *path)
@@ -208,12 +227,7 @@ static void case_hold(const char *path)
 	/* until the peer is done (it closes) */
 	CHECK(read(s, &c, 1) == 0, "the peer closed");
 	close(s);
-	ibv_destroy_qp(qp);
-	ibv_dealloc_pd(parent);
-	ibv_dereg_mr(mr);
-	ibv_destroy_cq(cq);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
+	put_objects(ctx, pd, parent, cq, qp, mr);
 }
 
 static void case_busy(const char *path)
@@ -278,16 +292,7 @@ static void case_raw(bool held)
 	} else {
 		CHECK(qp, "raw QP on port 1: %s", strerror(errno));
 	}
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (parent)
-		ibv_dealloc_pd(parent);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (ctx)
-		ibv_close_device(ctx);
+	put_objects(ctx, pd, parent, cq, qp, NULL);
 }
 
 /* ---- port events from another process's ip link set ------------------------- */
@@ -574,17 +579,7 @@ static void case_primary(const char *path, uint32_t n)
 	      (unsigned long long)qi.frames, n, (unsigned long long)qi.errors);
 out:
 	rx_destroy(&rx);
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (parent)
-		ibv_dealloc_pd(parent);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (mr)
-		ibv_dereg_mr(mr);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
+	put_objects(ctx, pd, parent, cq, qp, mr);
 }
 
 /* The TX CQE in @slot names the WQE at BU @bu (cf. test_verbs_contract). */
