@@ -177,6 +177,16 @@ static bool slot_alive(int s)
 	return false;
 }
 
+/* The slot of this process's image before an exec: its objects are gone. */
+static void release_former_image(void)
+{
+	int s;
+
+	for (s = 0; s < VM_MAX_PROCS; s++)
+		if (s != vm_slot && atomic_load(&vm->procs[s].pid) == getpid())
+			proc_release(s);
+}
+
 /* Free the slots of processes that are gone; how many live ones remain. */
 static unsigned int reap_locked(void)
 {
@@ -185,18 +195,17 @@ static unsigned int reap_locked(void)
 	for (s = 0; s < VM_MAX_PROCS; s++) {
 		if (!atomic_load(&vm->procs[s].pid) || (int)s == vm_slot)
 			continue;
-		if (proc_alive(&vm->procs[s])) {
+		/*
+		 * Our own image before an exec is the VM's still (the VM is
+		 * not stale while this image joins); its slot goes once this
+		 * image has one (release_former_image()), so that a reader
+		 * without the lock (emu_vm_peek()) never sees the VM empty.
+		 */
+		if (proc_alive(&vm->procs[s]) ||
+		    atomic_load(&vm->procs[s].pid) == getpid())
 			live++;
-		} else {
-			/*
-			 * Our own image before an exec: its objects went
-			 * with it, but the process is the VM's still (the
-			 * VM is not stale while this image joins).
-			 */
-			if (atomic_load(&vm->procs[s].pid) == getpid())
-				live++;
+		else
 			proc_release(s);
-		}
 	}
 	return live + (vm_slot >= 0);
 }
@@ -443,6 +452,8 @@ int emu_vm_attach(struct mana_emu_options *opts, char *err, size_t errlen)
 			snprintf(err, errlen, "--vm=%s: %d processes already",
 				 opts->vm, VM_MAX_PROCS);
 			ret = -1;
+		} else if (!ret) {
+			release_former_image();
 		}
 		if (ret) {
 			vm_unlock();
