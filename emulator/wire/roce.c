@@ -7,6 +7,7 @@
 #include "roce.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #define ETH_P_IPV4	0x0800
@@ -102,32 +103,57 @@ static bool gid_is_v4(const uint8_t *g)
 
 /* ---- CRC-32 (IEEE 802.3, reflected) ------------------------------------------ */
 
-static uint32_t crc_table[256];
+/*
+ * Slicing by 8: eight bytes per step through eight tables (8 KiB), about a
+ * quarter of the instructions of the byte-wise table walk.  Every RoCE
+ * packet is summed twice (sender and receiver), so at 4 KiB messages this
+ * was most of the device thread's work per packet.
+ */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
-static void crc_init(void)
+static void crc_fill(void)
 {
 	uint32_t i, j, c;
 
-	if (__atomic_load_n(&crc_table[1], __ATOMIC_ACQUIRE))
-		return;
 	for (i = 0; i < 256; i++) {
 		c = i;
 		for (j = 0; j < 8; j++)
 			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		/* entry 1 last: it is the "ready" flag above */
-		if (i != 1)
-			__atomic_store_n(&crc_table[i], c, __ATOMIC_RELAXED);
+		crc_table[0][i] = c;
 	}
-	c = 1;
-	for (j = 0; j < 8; j++)
-		c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-	__atomic_store_n(&crc_table[1], c, __ATOMIC_RELEASE);
+	for (i = 0; i < 256; i++)
+		for (c = crc_table[0][i], j = 1; j < 8; j++) {
+			c = crc_table[0][c & 0xff] ^ (c >> 8);
+			crc_table[j][i] = c;
+		}
+}
+
+static void crc_init(void)
+{
+	pthread_once(&crc_once, crc_fill);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
+	const uint32_t (*t)[256] = crc_table;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		uint32_t lo = crc ^ le32(p), hi = le32(p + 4);
+
+		crc = t[7][lo & 0xff] ^ t[6][lo >> 8 & 0xff] ^
+		      t[5][lo >> 16 & 0xff] ^ t[4][lo >> 24] ^
+		      t[3][hi & 0xff] ^ t[2][hi >> 8 & 0xff] ^
+		      t[1][hi >> 16 & 0xff] ^ t[0][hi >> 24];
+	}
 	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = t[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return crc;
 }
 
