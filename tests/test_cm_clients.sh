@@ -23,6 +23,8 @@
 #   disconnected           a pyverbs client whose server VM dies gets
 #                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
 #                          retries (74 s: label long)
+#   drep                   a pyverbs server exits after the client's DREQ
+#                          without a word: the DREP goes at its exit
 #   exited HOW             a connected pyverbs client ends by exit() or
 #                          SIGTERM (HOW: exit, term): its DREQ, sent as
 #                          the process goes, gives the server rping
@@ -325,6 +327,29 @@ exited)
 	expect "exited: rping saw it" "$TMP/exited.server" 'DISCONNECT EVENT'
 	expect "exited: the server answered with a DREP" \
 		"$TMP/exited.server" 'rdma_cm id \d+: send DREP'
+	;;
+drep)
+	# the other way round: a server that got the client's DREQ and exits
+	# without answering or destroying its id; the kernel's release of
+	# its rdma_cm file answers with a DREP, so the client's own
+	# DISCONNECTED comes at once (not after the DREQ's 15 retries)
+	start_server drep -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
+		listen $SERVER_IP 7180 || {
+		fail "drep: server"; report drep; exit 1; }
+	client drep --verbose -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
+		disconnect $SERVER_IP 7180
+	crc=$?
+	wait "$SPID"
+	src=$?
+	check "drep: the client (status $crc)" test "$crc" -eq 0
+	check "drep: the server exits 0 (status $src)" test "$src" -eq 0
+	expect "drep: the server saw the DISCONNECTED" "$TMP/drep.server" \
+		'^disconnected'
+	expect "drep: the DREP sent at exit" "$TMP/drep.server" \
+		'rdma_cm id \d+: send DREP'
+	expect "drep: the client's DISCONNECTED, status 0" "$TMP/drep.client" \
+		'rdma_cm id \d+: event 10 status 0'
+	[ "$failed" -eq 0 ] || report drep
 	;;
 era)
 	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device

@@ -2529,8 +2529,9 @@ void emu_cm_fork_child(void)
 /*
  * The process exits: the kernel would close the rdma_cm file, destroy
  * each id and send a DREQ for each connected one (then retry it on its
- * own, as the process is gone).  Our kernel goes with the process, so
- * each established id's DREQ is sent now, once, and the caller may wait
+ * own, as the process is gone), a DREP to a DREQ it had not answered.
+ * Our kernel goes with the process, so these are sent now, once (each
+ * established id's DREQ, every other id's answer), and the caller may wait
  * a little for the DREPs (emu_cm_exit_pending()).  Nothing else is torn
  * down: the process is ending.  Called with emu.lock held.
  */
@@ -2540,12 +2541,21 @@ unsigned int emu_cm_exit(void)
 	unsigned int n = 0;
 
 	for (id = all_ids; id; id = id->next) {
-		if (id->inherited || !id->has_ib ||
-		    id->ib != IBCM_ESTABLISHED)
+		if (id->inherited || !id->has_ib)
 			continue;
-		send_simple(id, IB_CM_ATTR_DREQ, false);
-		id->ib = IBCM_DREQ_SENT;
-		n++;
+		if (id->ib == IBCM_ESTABLISHED) {
+			send_simple(id, IB_CM_ATTR_DREQ, false);
+			id->ib = IBCM_DREQ_SENT;
+			n++;
+		} else if (id->ib != IBCM_IDLE && id->ib != IBCM_DREQ_SENT &&
+			   id->ib != IBCM_TIMEWAIT) {
+			/*
+			 * What the kernel's destroy says for the rest: a DREP
+			 * to a DREQ the program never answered, a REJ to a
+			 * REQ or REP in flight.
+			 */
+			ib_destroy(id);
+		}
 	}
 	return n;
 }
