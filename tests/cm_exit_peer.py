@@ -11,9 +11,10 @@ DREQ for the connection: the server must get RDMA_CM_EVENT_DISCONNECTED.
 
 Usage: cm_exit_peer.py SERVER PORT HOW
 
-The other way round (cm.drep): "cm_exit_peer.py listen ADDR PORT"
+The other way round (cm.drep.*): "cm_exit_peer.py listen ADDR PORT HOW"
 accepts one connection, waits for its DISCONNECTED (the client's DREQ) and
-exit()s without rdma_disconnect() or rdma_destroy_id(): the kernel's
+ends without rdma_disconnect() or rdma_destroy_id(), by exit(0) (HOW exit)
+or a SIGSEGV (HOW segv, as qperf's server child does): the kernel's
 release of the file answers the DREQ with a DREP.  "cm_exit_peer.py
 disconnect SERVER PORT" connects, disconnects and gets its own
 DISCONNECTED: status 0 (the DREP), not -ETIMEDOUT after the DREQ's
@@ -33,7 +34,7 @@ from pyverbs.qp import QPCap, QPInitAttr
 from cm_peer_death import connect_rc, event
 
 
-def listen(addr, port):
+def listen(addr, port, how):
     channel = cm.CMEventChannel()
     lid = cm.CMID(creator=channel)
     lid.bind_addr(cm.AddrInfo(src=addr, src_service=port,
@@ -55,6 +56,9 @@ def listen(addr, port):
     event(channel, ce.RDMA_CM_EVENT_ESTABLISHED)
     event(channel, ce.RDMA_CM_EVENT_DISCONNECTED)
     print('disconnected', flush=True)
+    if how == 'segv':
+        # a crash: the kernel releases the file all the same
+        ctypes.string_at(0)
     ctypes.CDLL(None).exit(0)
 
 
@@ -69,7 +73,7 @@ def disconnect(server, port):
 
 def main():
     if sys.argv[1] == 'listen':
-        listen(sys.argv[2], sys.argv[3])
+        listen(sys.argv[2], sys.argv[3], sys.argv[4])
         return
     if sys.argv[1] == 'disconnect':
         disconnect(sys.argv[2], sys.argv[3])

@@ -23,8 +23,9 @@
 #   disconnected           a pyverbs client whose server VM dies gets
 #                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
 #                          retries (74 s: label long)
-#   drep                   a pyverbs server exits after the client's DREQ
-#                          without a word: the DREP goes at its exit
+#   drep HOW               a pyverbs server ends after the client's DREQ
+#                          without a word (HOW: exit, segv): the DREP goes
+#                          as it ends
 #   exited HOW             a connected pyverbs client ends by exit() or
 #                          SIGTERM (HOW: exit, term): its DREQ, sent as
 #                          the process goes, gives the server rping
@@ -329,12 +330,14 @@ exited)
 		"$TMP/exited.server" 'rdma_cm id \d+: send DREP'
 	;;
 drep)
-	# the other way round: a server that got the client's DREQ and exits
-	# without answering or destroying its id; the kernel's release of
-	# its rdma_cm file answers with a DREP, so the client's own
-	# DISCONNECTED comes at once (not after the DREQ's 15 retries)
+	# the other way round: a server that got the client's DREQ and ends
+	# ($1: exit() or a SIGSEGV) without answering or destroying its id;
+	# the kernel's release of its rdma_cm file answers with a DREP, so
+	# the client's own DISCONNECTED has status 0 (not -110 after the
+	# DREQ's 15 retries)
+	how=${1:?exit or segv}
 	start_server drep -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
-		listen $SERVER_IP 7180 || {
+		listen $SERVER_IP 7180 "$how" || {
 		fail "drep: server"; report drep; exit 1; }
 	client drep --verbose -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
 		disconnect $SERVER_IP 7180
@@ -342,7 +345,12 @@ drep)
 	wait "$SPID"
 	src=$?
 	check "drep: the client (status $crc)" test "$crc" -eq 0
-	check "drep: the server exits 0 (status $src)" test "$src" -eq 0
+	if [ "$how" = exit ]; then
+		check "drep: the server exits 0 (status $src)" test "$src" -eq 0
+	else
+		check "drep: the server dies of SIGSEGV (status $src)" \
+			test "$src" -eq 139
+	fi
 	expect "drep: the server saw the DISCONNECTED" "$TMP/drep.server" \
 		'^disconnected'
 	expect "drep: the DREP sent at exit" "$TMP/drep.server" \
