@@ -2571,3 +2571,32 @@ unsigned int emu_cm_exit_pending(void)
 			n++;
 	return n;
 }
+
+/* ---- the IP stack's neighbours ------------------------------------------------------ */
+
+int emu_ip_neigh(const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_storage ss;
+	uint8_t dgid[16], sgid[16];
+	int ret;
+
+	bool v4 = addr && addr->sa_family == AF_INET &&
+		  len >= sizeof(struct sockaddr_in);
+	bool v6 = addr && addr->sa_family == AF_INET6 &&
+		  len >= sizeof(struct sockaddr_in6);
+
+	if ((!v4 && !v6) || len > sizeof(ss))
+		return -EAFNOSUPPORT;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, addr, len);
+	sa_gid(&ss, dgid);
+	pthread_mutex_lock(&emu.lock);
+	if (emu_gid_port_owns(&emu.opts, 1, dgid))
+		ret = 0;
+	else if (!route_src(dgid, sgid))
+		ret = -ENETUNREACH;
+	else
+		ret = emu_dev_neigh_resolve(1, sgid, dgid);
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
+}
