@@ -33,8 +33,10 @@
 #   ip                     TCP between VMs by their --ip addresses: the
 #                          other VM's listener; EHOSTUNREACH for an
 #                          address no VM has, ECONNREFUSED for a VM with
-#                          no listener; outside the subnets, the host's
+#                          no listener; outside the subnets, the host's;
+#                          getifaddrs() lists the VM's addresses
 #   qperf                  qperf -cm1 rc_bw rc_lat (server under --vm)
+#   fi_pingpong            libfabric's fi_pingpong -p verbs -e msg -c
 #   era                    older kernels: 6.11 (no GSI QP) rdma_connect
 #                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
@@ -417,6 +419,12 @@ ip)
 	wait "$hpid"
 	expect "ip: the host's loopback, as ever" "$TMP/host.client" \
 		'^got hello$'
+	# getifaddrs(): the VM's interfaces, as `ip addr` shows them (glibc
+	# asks netlink on its own socket, which would give the host's)
+	client ifa -- /usr/bin/python3 "$peer" ifaddrs
+	check "ip: getifaddrs() is the VM's: lo and the VF's --ip" test \
+		"$(cat "$TMP/ifa.client")" = \
+		"$(printf 'inet lo 127.0.0.1/8\ninet enP30832s1 192.168.77.2/24')"
 	;;
 qperf)
 	# qperf -cm1: its control connection is TCP to the server VM's
@@ -441,6 +449,35 @@ qperf)
 	expect "qperf: rc_bw" "$TMP/qperf.client" '^\s*bw\s*=\s*[\d.]+ [KMG]?B/sec'
 	expect "qperf: rc_lat" "$TMP/qperf.client" '^\s*latency\s*=\s*[\d.]+ [mun]?s'
 	[ "$failed" -eq 0 ] || report qperf
+	;;
+fi_pingpong)
+	# libfabric's verbs provider (FI_EP_MSG over rdma_cm): its control
+	# connection is TCP to the server VM's address; the server's passive
+	# endpoint, given no address, is bound to "localhost" (the kernel
+	# binds a loopback address to no device, as the wildcard) and takes
+	# its devices' addresses from getifaddrs(): the VM's.  -c: every
+	# message's data checked
+	port=$(free_port)
+	timeout 200 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" -- \
+		fi_pingpong -p verbs -e msg -c -B "$port" -I 20 -S 4096 \
+		>"$TMP/fi.server" 2>&1 &
+	SPID=$!
+	while kill -0 "$SPID" 2>/dev/null &&
+	      [ -z "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; do
+		sleep 0.05
+	done
+	client fi -- fi_pingpong -p verbs -e msg -c -P "$port" -I 20 -S 4096 \
+		$SERVER_IP
+	crc=$?
+	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	src=$?
+	check "fi_pingpong: the client (status $crc)" test "$crc" -eq 0
+	check "fi_pingpong: the server (status $src)" test "$src" -eq 0
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	expect "fi_pingpong: 20 messages of 4k, all acknowledged" \
+		"$TMP/fi.client" '^4k\s+20\s+=20\s+\S+\s+[\d.]+s\s+[\d.]+'
+	[ "$failed" -eq 0 ] || report fi
 	;;
 era)
 	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device

@@ -8,10 +8,46 @@ subnets reach the other VMs as a real virtual network would.
   vm_ip_peer.py connect ADDR PORT  connect (blocking), send a line, print
                                    the answer; on failure print the errno
                                    name ("error ECONNREFUSED") and exit 1
+  vm_ip_peer.py ifaddrs            libc's getifaddrs(): one line per IPv4
+                                   address, "inet NAME ADDR/PREFIX"
 """
+import ctypes
 import errno
 import socket
 import sys
+
+
+class SockAddrIn(ctypes.Structure):
+    _fields_ = [('family', ctypes.c_ushort), ('port', ctypes.c_uint16),
+                ('addr', ctypes.c_uint8 * 4), ('zero', ctypes.c_uint8 * 8)]
+
+
+class IfAddrs(ctypes.Structure):
+    pass
+
+
+IfAddrs._fields_ = [('next', ctypes.POINTER(IfAddrs)),
+                    ('name', ctypes.c_char_p), ('flags', ctypes.c_uint),
+                    ('addr', ctypes.POINTER(SockAddrIn)),
+                    ('netmask', ctypes.POINTER(SockAddrIn)),
+                    ('ifu', ctypes.c_void_p), ('data', ctypes.c_void_p)]
+
+
+def ifaddrs():
+    libc = ctypes.CDLL(None, use_errno=True)
+    head = ctypes.POINTER(IfAddrs)()
+    if libc.getifaddrs(ctypes.byref(head)):
+        sys.exit('getifaddrs: errno %d' % ctypes.get_errno())
+    cur = head
+    while cur:
+        e = cur.contents
+        if e.addr and e.addr.contents.family == socket.AF_INET:
+            mask = int.from_bytes(bytes(e.netmask.contents.addr), 'big')
+            print('inet %s %s/%d' % (e.name.decode(),
+                                     socket.inet_ntoa(bytes(e.addr.contents.addr)),
+                                     bin(mask).count('1')))
+        cur = e.next
+    libc.freeifaddrs(head)
 
 
 def listen(port):
@@ -41,5 +77,7 @@ def connect(addr, port):
 
 if sys.argv[1] == 'listen':
     listen(sys.argv[2])
+elif sys.argv[1] == 'ifaddrs':
+    ifaddrs()
 else:
     connect(sys.argv[2], sys.argv[3])

@@ -193,6 +193,12 @@ static uint8_t cm_ack_timeout(uint8_t ca_ack_delay, uint8_t pkt_life)
 
 /* ---- addresses --------------------------------------------------------------- */
 
+/*
+ * cma_any_addr(): the zero address or a loopback one (127/8, ::1), which
+ * the kernel binds to no device either -- libfabric's verbs provider binds
+ * "localhost" for a passive endpoint given no address, and listens so on
+ * every device.
+ */
 static bool sa_any(const struct sockaddr_storage *a)
 {
 	const struct sockaddr_in *s4 = (const void *)a;
@@ -201,8 +207,12 @@ static bool sa_any(const struct sockaddr_storage *a)
 	static const uint8_t zero[16];
 
 	switch (a->ss_family) {
-	case AF_INET: return s4->sin_addr.s_addr == 0;
-	case AF_INET6: return !memcmp(&s6->sin6_addr, zero, 16);
+	case AF_INET:
+		return s4->sin_addr.s_addr == 0 ||
+		       (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	case AF_INET6:
+		return !memcmp(&s6->sin6_addr, zero, 16) ||
+		       IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
 	case AF_IB_: return !memcmp(sib->sib_addr, zero, 16);
 	default: return true;
 	}
