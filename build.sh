@@ -41,7 +41,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev
 	python3 python3-pyverbs python3-pytest
 	pandoc man-db
-	tshark iproute2 valgrind perftest rdmacm-utils
+	tshark iproute2 valgrind perftest rdmacm-utils qperf libfabric-bin
 )
 # ./build.sh deb: the packaging tools; the build dependencies themselves
 # come from debian/control (apt-get build-dep).  pkgtest also: mmdebstrap.

@@ -67,5 +67,6 @@ set(MANA_EMU_OPTIONS_SOURCES ${MANA_EMU_DIR}/core/options.c
 set(MANA_EMU_SYSFS_SOURCES ${MANA_EMU_DIR}/host/sysfs.c)
 # The interposers and the launcher (libmana-emu.so and mana-emu only).
 set(MANA_EMU_INTERPOSE_SOURCES ${MANA_EMU_DIR}/host/interpose.c
-	${MANA_EMU_DIR}/host/interpose_path.c ${MANA_EMU_DIR}/host/interpose_net.c)
+	${MANA_EMU_DIR}/host/interpose_path.c ${MANA_EMU_DIR}/host/interpose_net.c
+	${MANA_EMU_DIR}/host/interpose_ifaddrs.c)
 set(MANA_EMU_LAUNCHER_SOURCES ${MANA_EMU_DIR}/host/launcher.c)

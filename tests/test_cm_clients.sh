@@ -23,10 +23,20 @@
 #   disconnected           a pyverbs client whose server VM dies gets
 #                          RDMA_CM_EVENT_DISCONNECTED after the DREQ's
 #                          retries (74 s: label long)
+#   drep HOW               a pyverbs server ends after the client's DREQ
+#                          without a word (HOW: exit, segv): the DREP goes
+#                          as it ends
 #   exited HOW             a connected pyverbs client ends by exit() or
 #                          SIGTERM (HOW: exit, term): its DREQ, sent as
 #                          the process goes, gives the server rping
 #                          RDMA_CM_EVENT_DISCONNECTED (status 0)
+#   ip                     TCP between VMs by their --ip addresses: the
+#                          other VM's listener; EHOSTUNREACH for an
+#                          address no VM has, ECONNREFUSED for a VM with
+#                          no listener; outside the subnets, the host's;
+#                          getifaddrs() lists the VM's addresses
+#   qperf                  qperf -cm1 rc_bw rc_lat (server under --vm)
+#   fi_pingpong            libfabric's fi_pingpong -p verbs -e msg -c
 #   era                    older kernels: 6.11 (no GSI QP) rdma_connect
 #                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
@@ -126,6 +136,19 @@ pair() {
 	fail "$name: server status $src, client status $crc"
 	report "$name"
 	return 1
+}
+
+free_port() { # a TCP port free on the host now (the VMs share its ports)
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_line PID FILE PATTERN: until FILE has PATTERN; false if PID ended first
+wait_line() {
+	while kill -0 "$1" 2>/dev/null; do
+		grep -q -- "$3" "$2" && return 0
+		sleep 0.05
+	done
+	grep -q -- "$3" "$2"
 }
 
 case $CASE in
@@ -325,6 +348,136 @@ exited)
 	expect "exited: rping saw it" "$TMP/exited.server" 'DISCONNECT EVENT'
 	expect "exited: the server answered with a DREP" \
 		"$TMP/exited.server" 'rdma_cm id \d+: send DREP'
+	;;
+drep)
+	# the other way round: a server that got the client's DREQ and ends
+	# ($1: exit() or a SIGSEGV) without answering or destroying its id;
+	# the kernel's release of its rdma_cm file answers with a DREP, so
+	# the client's own DISCONNECTED has status 0 (not -110 after the
+	# DREQ's 15 retries)
+	how=${1:?exit or segv}
+	start_server drep -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
+		listen $SERVER_IP 7180 "$how" || {
+		fail "drep: server"; report drep; exit 1; }
+	client drep --verbose -- /usr/bin/python3 "$(dirname "$0")/cm_exit_peer.py" \
+		disconnect $SERVER_IP 7180
+	crc=$?
+	wait "$SPID"
+	src=$?
+	check "drep: the client (status $crc)" test "$crc" -eq 0
+	if [ "$how" = exit ]; then
+		check "drep: the server exits 0 (status $src)" test "$src" -eq 0
+	else
+		check "drep: the server dies of SIGSEGV (status $src)" \
+			test "$src" -eq 139
+	fi
+	expect "drep: the server saw the DISCONNECTED" "$TMP/drep.server" \
+		'^disconnected'
+	expect "drep: the DREP sent at exit" "$TMP/drep.server" \
+		'rdma_cm id \d+: send DREP'
+	expect "drep: the client's DISCONNECTED, status 0" "$TMP/drep.client" \
+		'rdma_cm id \d+: event 10 status 0'
+	[ "$failed" -eq 0 ] || report drep
+	;;
+ip)
+	# TCP between VMs: an address in a VM's --ip subnet reaches the VM that
+	# has it (through the host's loopback, same port: the VMs share the
+	# host's port space), as Azure's virtual network does
+	peer="$(dirname "$0")/vm_ip_peer.py"
+	port=$(free_port)
+	timeout 100 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" -- \
+		/usr/bin/python3 "$peer" listen "$port" >"$TMP/ip.server" 2>&1 &
+	SPID=$!
+	wait_line "$SPID" "$TMP/ip.server" '^listening' || {
+		fail "ip: server"; report ip; exit 1; }
+	client ip -- /usr/bin/python3 "$peer" connect $SERVER_IP "$port"
+	check "ip: the client (status $?)" test "$?" -eq 0
+	wait "$SPID"
+	check "ip: the server (status $?)" test "$?" -eq 0
+	expect "ip: the answer came back" "$TMP/ip.client" '^got hello$'
+	# an address of the subnet that no VM has: no neighbour answers
+	# ARP, EHOSTUNREACH (a Linux host's answer after its ARP probes),
+	# not the loopback's ECONNREFUSED
+	client noneigh -- /usr/bin/python3 "$peer" connect 192.168.77.99 "$port"
+	expect "ip: nobody has the address: EHOSTUNREACH" \
+		"$TMP/noneigh.client" '^error EHOSTUNREACH$'
+	# a VM that has it (its port up: rping listens) but no listener on
+	# that TCP port: its RST, ECONNREFUSED
+	start_server ipref -- rping -s -a $SERVER_IP -p 7181 -C 1 || {
+		fail "ip: rping server"; report ipref; exit 1; }
+	client ipref -- /usr/bin/python3 "$peer" connect $SERVER_IP "$port"
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	expect "ip: the VM is there, nobody listens: ECONNREFUSED" \
+		"$TMP/ipref.client" '^error ECONNREFUSED$'
+	# outside every --ip subnet: the host's own network, unchanged
+	/usr/bin/python3 "$peer" listen "$port" >"$TMP/host.server" 2>&1 &
+	hpid=$!
+	wait_line "$hpid" "$TMP/host.server" '^listening' || {
+		fail "ip: host server"; exit 1; }
+	client host -- /usr/bin/python3 "$peer" connect 127.0.0.1 "$port"
+	wait "$hpid"
+	expect "ip: the host's loopback, as ever" "$TMP/host.client" \
+		'^got hello$'
+	# getifaddrs(): the VM's interfaces, as `ip addr` shows them (glibc
+	# asks netlink on its own socket, which would give the host's)
+	client ifa -- /usr/bin/python3 "$peer" ifaddrs
+	check "ip: getifaddrs() is the VM's: lo and the VF's --ip" test \
+		"$(cat "$TMP/ifa.client")" = \
+		"$(printf 'inet lo 127.0.0.1/8\ninet enP30832s1 192.168.77.2/24')"
+	;;
+qperf)
+	# qperf -cm1: its control connection is TCP to the server VM's
+	# address, its test connection rdma_cm's; the server forks a child
+	# per test, which must be a process of the same VM (--vm).  Debian's
+	# qperf 0.4.11 server child dies of SIGSEGV as each test ends
+	# (rdma_destroy_qp() on its listening id, which has no QP): the DREP
+	# the kernel sends for the dead process ends the client's test
+	port=$(free_port)
+	timeout 200 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" \
+		--vm="cmq$$" -- qperf -lp "$port" >"$TMP/qperf.server" 2>&1 &
+	SPID=$!
+	while kill -0 "$SPID" 2>/dev/null &&
+	      [ -z "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; do
+		sleep 0.05
+	done
+	client qperf -- qperf -lp "$port" -cm1 -t 1 $SERVER_IP rc_bw rc_lat
+	crc=$?
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	check "qperf: the client (status $crc)" test "$crc" -eq 0
+	expect "qperf: rc_bw" "$TMP/qperf.client" '^\s*bw\s*=\s*[\d.]+ [KMG]?B/sec'
+	expect "qperf: rc_lat" "$TMP/qperf.client" '^\s*latency\s*=\s*[\d.]+ [mun]?s'
+	[ "$failed" -eq 0 ] || report qperf
+	;;
+fi_pingpong)
+	# libfabric's verbs provider (FI_EP_MSG over rdma_cm): its control
+	# connection is TCP to the server VM's address; the server's passive
+	# endpoint, given no address, is bound to "localhost" (the kernel
+	# binds a loopback address to no device, as the wildcard) and takes
+	# its devices' addresses from getifaddrs(): the VM's.  -c: every
+	# message's data checked
+	port=$(free_port)
+	timeout 200 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" -- \
+		fi_pingpong -p verbs -e msg -c -B "$port" -I 20 -S 4096 \
+		>"$TMP/fi.server" 2>&1 &
+	SPID=$!
+	while kill -0 "$SPID" 2>/dev/null &&
+	      [ -z "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; do
+		sleep 0.05
+	done
+	client fi -- fi_pingpong -p verbs -e msg -c -P "$port" -I 20 -S 4096 \
+		$SERVER_IP
+	crc=$?
+	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	src=$?
+	check "fi_pingpong: the client (status $crc)" test "$crc" -eq 0
+	check "fi_pingpong: the server (status $src)" test "$src" -eq 0
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	expect "fi_pingpong: 20 messages of 4k, all acknowledged" \
+		"$TMP/fi.client" '^4k\s+20\s+=20\s+\S+\s+[\d.]+s\s+[\d.]+'
+	[ "$failed" -eq 0 ] || report fi
 	;;
 era)
 	# before 6.14 mana_ib has no GSI QP: ib_cm has no port on the device

@@ -486,6 +486,7 @@ static void *device_main(void *arg)
 }
 
 static void vm_wire_reopen(void);
+static int port_open(unsigned int port, const char *pcap);
 
 /*
  * --vm: the device thread sleeps on this process's wake word in the VM's
@@ -552,11 +553,25 @@ void emu_device_fork_child(void)
 	devst.running = false;
 	share_wake_word();
 	for (p = 0; p < MANA_EMU_MAX_PORTS; p++) {
-		if (!emu_ports[p].vm_wire)
-			continue;
-		backend_close(emu_ports[p].vm_wire);
-		emu_ports[p].vm_wire = NULL;
-		devst.vm_wire_reopen |= 1u << p;
+		struct emu_dev_port *v = &emu_ports[p];
+
+		if (v->vm_wire) {
+			backend_close(v->vm_wire);
+			v->vm_wire = NULL;
+			devst.vm_wire_reopen |= 1u << p;
+		}
+		/*
+		 * A switch (socket:, tap:) port likewise: the child takes
+		 * one of its own, with the VM's identity, when its device
+		 * starts (a VM's child only; and uncaptured, the capture
+		 * file being the parent's).  The loopback ring is memory:
+		 * the child's copy is its own.
+		 */
+		if (v->backend && !v->lb && emu_vm_active()) {
+			backend_close(v->backend);
+			v->backend = NULL;
+			devst.vm_wire_reopen |= 1u << p;
+		}
 	}
 }
 
@@ -658,22 +673,23 @@ static void vm_wire_reopen(void)
 		if (!(devst.vm_wire_reopen & 1u << (p - 1)))
 			continue;
 		devst.vm_wire_reopen &= ~(1u << (p - 1));
+		if (!emu_ports[p - 1].backend) {
+			port_open(p, NULL);
+			continue;
+		}
 		port_identity(p, &id);
 		vm_wire_open(p, mana_emu_port_backend(&emu.opts, p), &id);
 	}
 }
 
-int emu_port_attach(unsigned int port)
+static int port_open(unsigned int port, const char *pcap)
 {
 	struct emu_dev_port *v = &emu_ports[port - 1];
 	const char *spec = mana_emu_port_backend(&emu.opts, port);
 	struct vsw_id id;
 
-	if (v->backend)
-		return 0;
 	port_identity(port, &id);
-	v->backend = backend_open_id(spec, emu.opts.pcap[0] ? emu.opts.pcap :
-				     NULL, port, rx_cb, NULL, &id);
+	v->backend = backend_open_id(spec, pcap, port, rx_cb, NULL, &id);
 	if (!v->backend)
 		return errno ? -errno : -EIO;
 	backend_set_flow(v->backend, rx_room, tx_ready, NULL);
@@ -681,8 +697,18 @@ int emu_port_attach(unsigned int port)
 	vm_wire_open(port, spec, &id);
 	if (emu_verbose())
 		emu_log("port %u: backend %s%s%s", port, spec,
-			emu.opts.pcap[0] ? ", capture " : "", emu.opts.pcap);
+			pcap ? ", capture " : "", pcap ? pcap : "");
 	return 0;
+}
+
+int emu_port_attach(unsigned int port)
+{
+	if (emu_ports[port - 1].backend)
+		return 0;
+	/* a VM's forked child reopens its switch port as its device starts */
+	if (devst.vm_wire_reopen & 1u << (port - 1))
+		return 0;
+	return port_open(port, emu.opts.pcap[0] ? emu.opts.pcap : NULL);
 }
 
 /* ---- doorbells ------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include "rc_int.h"
 
 bool emu_gsi_active;
+bool emu_ip_neigh_active;
 
 static struct {
 	const struct emu_gsi_ops *ops;
@@ -117,6 +118,19 @@ void emu_gsi_neigh_ask(unsigned int port, const uint8_t sgid[16],
 		       const uint8_t dgid[16])
 {
 	rc_neigh_ask(port, sgid, dgid);
+}
+
+int emu_dev_neigh_resolve(unsigned int port, const uint8_t sgid[16],
+			  const uint8_t dgid[16])
+{
+	uint8_t mac[6];
+	int ret = dev_gsi_start(port);
+
+	if (ret)
+		return ret;
+	/* from now on the port takes ARP/ND answers with no RC QP or QP1 */
+	emu_ip_neigh_active = true;
+	return rc_neigh_resolve(port, sgid, dgid, mac);
 }
 
 void emu_gsi_kick(void)

@@ -33,6 +33,8 @@ int emu_gsi_register(unsigned int port, const struct emu_gsi_ops *ops);
 
 /* Is a GSI consumer registered?  (The receive path asks per frame.) */
 extern bool emu_gsi_active;
+/* the IP stack has resolved a neighbour (emu_dev_neigh_resolve()) */
+extern bool emu_ip_neigh_active;
 
 /* The path of one MAD: addresses as the kernel's address handle has them. */
 struct emu_gsi_path {
@@ -59,6 +61,16 @@ void emu_gsi_neigh_ask(unsigned int port, const uint8_t sgid[16],
 
 /* The device wants a round soon (a timer moved earlier). */
 void emu_gsi_kick(void);
+
+/*
+ * The IP stack's own neighbour resolution (a TCP connect() to the port's
+ * subnet): the port joins its wire and the device runs, as an up netdev's
+ * would, then ARP/ND asks every 100 ms for 4 s.  0 when a neighbour
+ * answered, -EHOSTUNREACH when none did.  emu.lock held (released while
+ * waiting).
+ */
+int emu_dev_neigh_resolve(unsigned int port, const uint8_t sgid[16],
+			  const uint8_t dgid[16]);
 
 /* device.c / rc_engine.c: a decoded UD packet arrived; true if QP1's. */
 bool gsi_rx(unsigned int port, const struct roce_pkt *p);

@@ -666,7 +666,7 @@ bool emu_rc_rx(unsigned int port, const uint8_t *f, size_t len)
 	struct emu_rc_qp_hw *qp;
 	struct roce_pkt p;
 
-	if (!emu_rc_nqps && !emu_gsi_active)
+	if (!emu_rc_nqps && !emu_gsi_active && !emu_ip_neigh_active)
 		return false;
 	if (!roce_frame_is_roce(f, len))
 		return rc_neigh_rx(port, f, len);

@@ -449,7 +449,8 @@ void dev_rx_frame(unsigned int port, const uint8_t *in, size_t len)
 	 * which would take them as raw frames, and whether or not a raw QP
 	 * steers the port.
 	 */
-	if ((emu_rc_nqps || emu_gsi_active) && !devst.fatal &&
+	if ((emu_rc_nqps || emu_gsi_active || emu_ip_neigh_active) &&
+	    !devst.fatal &&
 	    emu_rc_rx(port, in, len))
 		return;
 	if (devst.fatal || !v->programmed || len < ETH_MIN_LEN ||

@@ -279,6 +279,7 @@ tx_one(struct emu_hwq *sq, const uint8_t *p, uint32_t wqe_off, bool *cut_ok,
 	 * offers it to the RC engine first.
 	 */
 	if (cut && (devst.fatal || emu_rc_nqps || emu_gsi_active ||
+		    emu_ip_neigh_active ||
 		    !rx_fast(sq->port, &dp->rx, f, len)))
 		dev_rx_frame(sq->port, f, len);
 }

@@ -82,6 +82,18 @@ void emu_exit_cm_disconnect(void)
 	}
 }
 
+/*
+ * A fault (SIGSEGV, SIGBUS... through the doorbell trap's default action)
+ * ends the process: the kernel releases its files all the same, so the
+ * CM says what the release says (qperf's server child crashes so in
+ * rdma_destroy_qp() of its listening id, which has no QP, every run).
+ */
+void emu_exit_fatal_signal(void)
+{
+	emu_device_dump_on_signal();
+	emu_exit_cm_disconnect();
+}
+
 static void exit_handler(int sig)
 {
 	struct ksigaction dfl = { .handler = SIG_DFL };

@@ -25,4 +25,7 @@ int emu_exit_signal_sigaction(int sig, const struct sigaction *act,
  */
 void emu_exit_cm_disconnect(void);
 
+/* A fatal fault's default action is next: statistics, then the above. */
+void emu_exit_fatal_signal(void);
+
 #endif /* MANA_EMU_EXIT_SIGNAL_H */

@@ -190,7 +190,7 @@ static void do_init(void)
 	emu_kernel_init(&emu.opts);
 	setup_netdevs();
 	emu_exit_signals_setup();
-	trap_set_fatal_hook(emu_device_dump_on_signal);
+	trap_set_fatal_hook(emu_exit_fatal_signal);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	__atomic_store_n(&emu_started, true, __ATOMIC_RELEASE);
 }

@@ -706,8 +706,12 @@ EMU_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 EMU_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 			  __CONST_SOCKADDR_ARG to, socklen_t tolen)
 {
+	struct sockaddr_storage lo;
+
 	if (emu_fd_kind(fd) != EMU_FD_NETLINK)
-		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+		return REAL(sendto)(fd, buf, len, flags,
+				    emu_ip_dest(to.__sockaddr__, tolen, &lo),
+				    tolen);
 	return netlink_send(fd, buf, len, to.__sockaddr__, tolen);
 }
 

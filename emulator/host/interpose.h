@@ -32,4 +32,11 @@ static inline long set_errno(long ret)
 bool emu_is_link_ioctl(unsigned long request);
 int emu_link_ioctl_entry(int fd, unsigned long request, void *arg);
 
+/*
+ * interpose_net.c: a destination in one of the VM's --ip subnets as the
+ * host's loopback address (same port, in @lo), else @addr itself.
+ */
+const struct sockaddr *emu_ip_dest(const struct sockaddr *addr,
+				   socklen_t len, struct sockaddr_storage *lo);
+
 #endif /* MANA_EMU_INTERPOSE_H */

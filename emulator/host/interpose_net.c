@@ -13,7 +13,10 @@
  * emulated kernel (kernel/link.c) when they name one of the VM's
  * interfaces; any other name, and any other fd, stays the host's.
  */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -23,6 +26,7 @@
 #include "emulator/kernel/kernel.h"
 
 #include "init.h"
+#include "emulator/kernel/rdma_cm.h"
 #include "interpose.h"
 
 EMU_EXPORT unsigned int if_nametoindex(const char *name)
@@ -65,5 +69,89 @@ int emu_link_ioctl_entry(int fd, unsigned long request, void *arg)
 	pthread_mutex_lock(&emu.lock);
 	ret = emu_link_ioctl(request, arg);
 	pthread_mutex_unlock(&emu.lock);
+	return ret;
+}
+
+/*
+ * IP between VMs.  On Azure the addresses of a VM's VF interface are those
+ * of its virtual network, which the other VMs of that network reach over
+ * TCP and UDP (programs like qperf and perftest without -R exchange their
+ * parameters so, then connect RDMA to the same address).  The emulated VMs
+ * of one host have no IP network of their own: a connect() or sendto() to
+ * an address in one of this VM's --ip subnets goes to the host's loopback
+ * at the same port, where the other VM's server listens on the wildcard
+ * address.  Every other destination is the host's.
+ */
+static bool in_vm_subnet(const struct sockaddr *sa, socklen_t len)
+{
+	const uint8_t *a;
+	unsigned int i, bits, n;
+	int family;
+
+	if (!sa || len < sizeof(sa_family_t))
+		return false;
+	family = sa->sa_family;
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in))
+		a = (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr;
+	else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+	else
+		return false;
+	for (i = 0; i < emu.opts.nips; i++) {
+		const struct mana_emu_ip *ip = &emu.opts.ips[i];
+
+		if (ip->family != family)
+			continue;
+		bits = ip->prefix_len;
+		for (n = 0; bits >= 8 && a[n] == ip->addr[n]; n++, bits -= 8)
+			;
+		if (bits >= 8)
+			continue;
+		if (!bits || !((a[n] ^ ip->addr[n]) & (0xff00 >> bits)))
+			return true;
+	}
+	return false;
+}
+
+/* @sa with the host's loopback address of its family, same port. */
+static void to_loopback(const struct sockaddr *sa, socklen_t len,
+			     struct sockaddr_storage *out)
+{
+	memcpy(out, sa, len);
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)out)->sin_addr.s_addr =
+			htonl(INADDR_LOOPBACK);
+	else
+		((struct sockaddr_in6 *)out)->sin6_addr = in6addr_loopback;
+}
+
+const struct sockaddr *emu_ip_dest(const struct sockaddr *addr,
+				   socklen_t len, struct sockaddr_storage *lo)
+{
+	if (emu_ready() && len <= sizeof(*lo) && in_vm_subnet(addr, len)) {
+		to_loopback(addr, len, lo);
+		return (const struct sockaddr *)lo;
+	}
+	return addr;
+}
+
+/*
+ * Nobody listens at that port on the host: a real subnet answers so (a
+ * RST: ECONNREFUSED) only if a host has the address; with no neighbour
+ * ARP/ND fails after its probes and connect() says EHOSTUNREACH.  The
+ * emulated stack asks the wire as the kernel would (emu_ip_neigh(): about
+ * 4 s unanswered).  Only a blocking connect() learns of the refusal here;
+ * a non-blocking one keeps the loopback's answer (EINPROGRESS, then
+ * SO_ERROR ECONNREFUSED).
+ */
+EMU_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_storage lo;
+	const struct sockaddr *to = emu_ip_dest(addr, len, &lo);
+	int ret = REAL(connect)(fd, to, len);
+
+	if (ret && errno == ECONNREFUSED && to != addr)
+		errno = emu_ip_neigh(addr, len) == -EHOSTUNREACH ?
+			EHOSTUNREACH : ECONNREFUSED;
 	return ret;
 }

@@ -193,6 +193,12 @@ static uint8_t cm_ack_timeout(uint8_t ca_ack_delay, uint8_t pkt_life)
 
 /* ---- addresses --------------------------------------------------------------- */
 
+/*
+ * cma_any_addr(): the zero address or a loopback one (127/8, ::1), which
+ * the kernel binds to no device either -- libfabric's verbs provider binds
+ * "localhost" for a passive endpoint given no address, and listens so on
+ * every device.
+ */
 static bool sa_any(const struct sockaddr_storage *a)
 {
 	const struct sockaddr_in *s4 = (const void *)a;
@@ -201,8 +207,12 @@ static bool sa_any(const struct sockaddr_storage *a)
 	static const uint8_t zero[16];
 
 	switch (a->ss_family) {
-	case AF_INET: return s4->sin_addr.s_addr == 0;
-	case AF_INET6: return !memcmp(&s6->sin6_addr, zero, 16);
+	case AF_INET:
+		return s4->sin_addr.s_addr == 0 ||
+		       (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	case AF_INET6:
+		return !memcmp(&s6->sin6_addr, zero, 16) ||
+		       IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
 	case AF_IB_: return !memcmp(sib->sib_addr, zero, 16);
 	default: return true;
 	}
@@ -2529,8 +2539,9 @@ void emu_cm_fork_child(void)
 /*
  * The process exits: the kernel would close the rdma_cm file, destroy
  * each id and send a DREQ for each connected one (then retry it on its
- * own, as the process is gone).  Our kernel goes with the process, so
- * each established id's DREQ is sent now, once, and the caller may wait
+ * own, as the process is gone), a DREP to a DREQ it had not answered.
+ * Our kernel goes with the process, so these are sent now, once (each
+ * established id's DREQ, every other id's answer), and the caller may wait
  * a little for the DREPs (emu_cm_exit_pending()).  Nothing else is torn
  * down: the process is ending.  Called with emu.lock held.
  */
@@ -2540,12 +2551,21 @@ unsigned int emu_cm_exit(void)
 	unsigned int n = 0;
 
 	for (id = all_ids; id; id = id->next) {
-		if (id->inherited || !id->has_ib ||
-		    id->ib != IBCM_ESTABLISHED)
+		if (id->inherited || !id->has_ib)
 			continue;
-		send_simple(id, IB_CM_ATTR_DREQ, false);
-		id->ib = IBCM_DREQ_SENT;
-		n++;
+		if (id->ib == IBCM_ESTABLISHED) {
+			send_simple(id, IB_CM_ATTR_DREQ, false);
+			id->ib = IBCM_DREQ_SENT;
+			n++;
+		} else if (id->ib != IBCM_IDLE && id->ib != IBCM_DREQ_SENT &&
+			   id->ib != IBCM_TIMEWAIT) {
+			/*
+			 * What the kernel's destroy says for the rest: a DREP
+			 * to a DREQ the program never answered, a REJ to a
+			 * REQ or REP in flight.
+			 */
+			ib_destroy(id);
+		}
 	}
 	return n;
 }
@@ -2560,4 +2580,33 @@ unsigned int emu_cm_exit_pending(void)
 		if (!id->inherited && id->has_ib && id->ib == IBCM_DREQ_SENT)
 			n++;
 	return n;
+}
+
+/* ---- the IP stack's neighbours ------------------------------------------------------ */
+
+int emu_ip_neigh(const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_storage ss;
+	uint8_t dgid[16], sgid[16];
+	int ret;
+
+	bool v4 = addr && addr->sa_family == AF_INET &&
+		  len >= sizeof(struct sockaddr_in);
+	bool v6 = addr && addr->sa_family == AF_INET6 &&
+		  len >= sizeof(struct sockaddr_in6);
+
+	if ((!v4 && !v6) || len > sizeof(ss))
+		return -EAFNOSUPPORT;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, addr, len);
+	sa_gid(&ss, dgid);
+	pthread_mutex_lock(&emu.lock);
+	if (emu_gid_port_owns(&emu.opts, 1, dgid))
+		ret = 0;
+	else if (!route_src(dgid, sgid))
+		ret = -ENETUNREACH;
+	else
+		ret = emu_dev_neigh_resolve(1, sgid, dgid);
+	pthread_mutex_unlock(&emu.lock);
+	return ret;
 }

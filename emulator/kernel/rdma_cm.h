@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "emulator/core/emu_defs.h"	/* EMU_UCMA_ABI, _MAJOR, _MINOR */
@@ -45,6 +46,14 @@ void emu_cm_fork_child(void);
  */
 unsigned int emu_cm_exit(void);
 unsigned int emu_cm_exit_pending(void);
+
+/*
+ * Is @addr (AF_INET or AF_INET6) a neighbour on port 1's wire, as the IP
+ * stack's ARP/ND would find out: 0 yes (or one of our own addresses),
+ * -EHOSTUNREACH when nobody answered, -ENETUNREACH outside the port's
+ * subnets.  Takes emu.lock.
+ */
+int emu_ip_neigh(const struct sockaddr *addr, socklen_t len);
 
 /* The ucma's own answers for the other calls on its fd. */
 #define EMU_CM_READ_ERRNO EINVAL	/* no read method */

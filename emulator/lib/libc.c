@@ -124,6 +124,12 @@ int emu_libc_getsockopt(int fd, int level, int name, void *val,
 	return EMU_LIBC(getsockopt)(fd, level, name, val, len);
 }
 
+/* the wire's Unix sockets: not the interposer's (IP between VMs) */
+int emu_libc_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	return EMU_LIBC(connect)(fd, addr, len);
+}
+
 ssize_t emu_libc_send(int fd, const void *buf, size_t len, int flags)
 {
 	return EMU_LIBC(send)(fd, buf, len, flags);

@@ -54,6 +54,7 @@ int emu_libc_setsockopt(int fd, int level, int name, const void *val,
 			socklen_t len);
 int emu_libc_getsockopt(int fd, int level, int name, void *val,
 			socklen_t *len);
+int emu_libc_connect(int fd, const struct sockaddr *addr, socklen_t len);
 ssize_t emu_libc_send(int fd, const void *buf, size_t len, int flags);
 ssize_t emu_libc_sendmsg(int fd, const struct msghdr *msg, int flags);
 ssize_t emu_libc_sendto(int fd, const void *buf, size_t len, int flags,

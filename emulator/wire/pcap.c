@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Classic pcap writer (see pcap.h).  Writers append records to a buffer
- * under a mutex; the buffer only ever holds whole records, so every
- * write(2) leaves the file readable up to a record boundary.
+ * Classic pcap writer (see pcap.h).  Each record goes to the file by one
+ * write(2) under the writer's mutex, so the file is readable up to a
+ * record boundary at any moment.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +18,9 @@
 
 #include "pcap.h"
 #include "emulator/lib/libc.h"
-#include "emulator/lib/quiet_thread.h"
 
 #define PCAP_MAGIC_USEC		0xa1b2c3d4u
 #define PCAP_LINKTYPE_ETHERNET	1
-#define PCAP_BUF_SIZE		(128 * 1024)	/* > a biggest record */
 
 struct pcap_file_hdr {
 	uint32_t magic;
@@ -45,6 +42,8 @@ struct pcap_rec_hdr {
 _Static_assert(sizeof(struct pcap_file_hdr) == 24, "pcap file header");
 _Static_assert(sizeof(struct pcap_rec_hdr) == 16, "pcap record header");
 
+#define PCAP_REC_MAX	(sizeof(struct pcap_rec_hdr) + PCAP_SNAPLEN)
+
 struct pcap_writer {
 	/* under registry_lock */
 	struct pcap_writer *next;
@@ -55,16 +54,10 @@ struct pcap_writer {
 	ino_t ino;
 	char *path;
 	int fd;
-	pid_t pid;			/* process that owns the flusher */
-	pthread_t flusher;
 
 	pthread_mutex_t lock;		/* everything below */
-	pthread_cond_t cond;		/* to the flusher: data or stop */
-	bool stop;
 	bool failed;			/* a write failed: capture off */
-	struct timespec first;		/* oldest record (MONOTONIC) */
-	size_t used;
-	unsigned char buf[PCAP_BUF_SIZE];
+	unsigned char rec[PCAP_REC_MAX];	/* the record being written */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,13 +82,33 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static void flush_locked(struct pcap_writer *w)
+/*
+ * Each record is written as it is captured, by one write(2) under the
+ * lock: the file (the kernel's) holds every frame whatever way the
+ * process ends afterwards -- SIGKILL, _exit(), or (glibc before 2.41)
+ * a second thread's exit() ending the process while the first still
+ * runs our destructor, as rping's CM thread does: frames held back in
+ * the process for a later flush were lost with it.
+ */
+void pcap_write(struct pcap_writer *w, const void *frame, size_t len)
 {
+	struct pcap_rec_hdr rec;
+	struct timespec now;
+	size_t incl = len < PCAP_SNAPLEN ? len : PCAP_SNAPLEN;
 	int ret;
 
-	if (!w->used || w->failed)
+	pthread_mutex_lock(&w->lock);
+	if (w->failed)
 		goto out;
-	ret = write_all(w->fd, w->buf, w->used);
+	/* Stamped under the lock so the file is in time order. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	rec.ts_sec = (uint32_t)now.tv_sec;
+	rec.ts_usec = (uint32_t)(now.tv_nsec / 1000);
+	rec.incl_len = (uint32_t)incl;
+	rec.orig_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+	memcpy(w->rec, &rec, sizeof(rec));
+	memcpy(w->rec + sizeof(rec), frame, incl);
+	ret = write_all(w->fd, w->rec, sizeof(rec) + incl);
 	if (ret) {
 		fprintf(stderr,
 			"mana-emu: pcap %s: write: %s; capture stopped\n",
@@ -103,87 +116,7 @@ static void flush_locked(struct pcap_writer *w)
 		w->failed = true;
 	}
 out:
-	w->used = 0;
-}
-
-static struct timespec add_ms(struct timespec t, long ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
-static void *flusher_main(void *arg)
-{
-	struct pcap_writer *w = arg;
-	struct timespec due;
-	int ret;
-
-	pthread_mutex_lock(&w->lock);
-	while (!w->stop) {
-		if (!w->used) {
-			pthread_cond_wait(&w->cond, &w->lock);
-			continue;
-		}
-		due = add_ms(w->first, PCAP_FLUSH_MS);
-		ret = pthread_cond_timedwait(&w->cond, &w->lock, &due);
-		if (ret == ETIMEDOUT)
-			flush_locked(w);
-	}
 	pthread_mutex_unlock(&w->lock);
-	return NULL;
-}
-
-void pcap_write(struct pcap_writer *w, const void *frame, size_t len)
-{
-	struct pcap_rec_hdr rec;
-	struct timespec now;
-	size_t incl = len < PCAP_SNAPLEN ? len : PCAP_SNAPLEN;
-
-	pthread_mutex_lock(&w->lock);
-	if (w->failed)
-		goto out;
-	if (w->used + sizeof(rec) + incl > sizeof(w->buf))
-		flush_locked(w);
-	/* Stamped under the lock so the file is in time order. */
-	clock_gettime(CLOCK_REALTIME, &now);
-	rec.ts_sec = (uint32_t)now.tv_sec;
-	rec.ts_usec = (uint32_t)(now.tv_nsec / 1000);
-	rec.incl_len = (uint32_t)incl;
-	rec.orig_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
-	if (!w->used) {
-		clock_gettime(CLOCK_MONOTONIC, &w->first);
-		pthread_cond_signal(&w->cond);
-	}
-	memcpy(w->buf + w->used, &rec, sizeof(rec));
-	memcpy(w->buf + w->used + sizeof(rec), frame, incl);
-	w->used += sizeof(rec) + incl;
-out:
-	pthread_mutex_unlock(&w->lock);
-}
-
-static int writer_sync_init(struct pcap_writer *w)
-{
-	pthread_condattr_t ca;
-	int ret;
-
-	ret = pthread_condattr_init(&ca);
-	if (ret)
-		return ret;
-	ret = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (!ret)
-		ret = pthread_cond_init(&w->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (ret)
-		return ret;
-	ret = pthread_mutex_init(&w->lock, NULL);
-	if (ret)
-		pthread_cond_destroy(&w->cond);
-	return ret;
 }
 
 static int write_file_header(int fd)
@@ -209,7 +142,6 @@ static struct pcap_writer *writer_create(const char *path)
 	if (!w)
 		return NULL;
 	w->refs = 1;
-	w->pid = getpid();
 	w->path = strdup(path);
 	if (!w->path)
 		goto err_free;
@@ -225,19 +157,13 @@ static struct pcap_writer *writer_create(const char *path)
 		errno = -ret;
 		goto err_close;
 	}
-	ret = writer_sync_init(w);
-	if (ret)
-		goto err_errno;
-	ret = start_quiet_thread(&w->flusher, flusher_main, w);
-	if (ret)
-		goto err_sync;
+	ret = pthread_mutex_init(&w->lock, NULL);
+	if (ret) {
+		errno = ret;
+		goto err_close;
+	}
 	return w;
 
-err_sync:
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->cond);
-err_errno:
-	errno = ret;
 err_close:
 	ret = errno;
 	emu_libc_close(w->fd);
@@ -304,35 +230,17 @@ static bool put_ref(struct pcap_writer *w)
 }
 
 /*
- * In a forked child the flusher and the buffered records are the
- * parent's (the file offset is shared): only drop our descriptor.
+ * Every record is in the file already.  In a forked child the writer is
+ * a copy whose descriptor shares the parent's file offset: each side's
+ * records stay whole (one write(2) each) and it drops only its own fd.
  */
-static void forked_child_close(struct pcap_writer *w)
-{
-	emu_libc_close(w->fd);
-	free(w->path);
-	free(w);
-}
-
 void pcap_close(struct pcap_writer *w)
 {
 	if (!w || !put_ref(w))
 		return;
-	if (w->pid != getpid()) {
-		forked_child_close(w);
-		return;
-	}
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->flusher, NULL);
-
-	flush_locked(w);	/* the flusher is gone: nobody else left */
 	if (emu_libc_close(w->fd) && !w->failed)
 		fprintf(stderr, "mana-emu: pcap %s: close: %s\n", w->path,
 			strerror(errno));
-	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w->path);
 	free(w);

@@ -4,10 +4,10 @@
  * host byte order, version 2.4, snaplen 65535, LINKTYPE_ETHERNET,
  * microsecond timestamps), written without libpcap.
  *
- * Records are buffered and written whole by write(2): when the buffer
- * fills, by a flusher thread at most PCAP_FLUSH_MS after a record was
- * added, and at close.  A killed process therefore leaves a readable
- * file that lacks at most the last PCAP_FLUSH_MS of traffic.
+ * Each record is written whole by one write(2) as the frame is captured,
+ * as a kernel tap hands it over: the file holds every frame captured
+ * before the process ended, however it ended (SIGKILL, _exit(), or
+ * another thread's exit() cutting our destructor short).
  *
  * Opening a file that a writer of this process already has open (same
  * device and inode) shares that writer, so several ports can capture to
@@ -19,7 +19,6 @@
 #include <stddef.h>
 
 #define PCAP_SNAPLEN	65535
-#define PCAP_FLUSH_MS	200
 
 struct pcap_writer;
 
@@ -29,7 +28,7 @@ struct pcap_writer *pcap_open(const char *path);
 /* Append one record stamped now; thread-safe.  Errors are reported once. */
 void pcap_write(struct pcap_writer *w, const void *frame, size_t len);
 
-/* Drop a reference; the last one flushes, stops the flusher and closes. */
+/* Drop a reference; the last one closes the file. */
 void pcap_close(struct pcap_writer *w);
 
 #endif /* MANA_EMU_PCAP_H */

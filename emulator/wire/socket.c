@@ -531,7 +531,8 @@ static int path_is_live(const char *path, int type)
 	if (fd < 0)
 		return -errno;
 	socket_addr(&sun, path);
-	ret = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ? -errno : 1;
+	ret = emu_libc_connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ?
+	      -errno : 1;
 	emu_libc_close(fd);
 	if (ret == -ECONNREFUSED || ret == -EPROTOTYPE)
 		return 0;
@@ -614,7 +615,7 @@ static int join_one(struct backend *b, const char *path)
 	if (fd < 0)
 		return -errno;
 	socket_addr(&sun, path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+	if (emu_libc_connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
 		ret = -errno;
 		emu_libc_close(fd);
 		return ret;
