@@ -432,13 +432,13 @@ static void test_function(void)
 
 	/* an unknown request: CMD_UNSUPPORTED, counted, channel still alive */
 	memset(g(RESP_GPA), 0, 64);
-	req_hdr(g(REQ_GPA), 0x30001, 48, 64, GDMA_DEVICE_MANA_IB);
+	req_hdr(g(REQ_GPA), 0x99, 48, 64, GDMA_DEVICE_HWC);
 	hwc_send(fn, db, 64, 32, REQ_GPA, 48);
 	CHECK(gdma_get_le32(g(RESP_GPA) + 24) == GDMA_STATUS_CMD_UNSUPPORTED,
 	      "unknown request: CMD_UNSUPPORTED");
 	mana_fn_get_stats(fn, &st);
 	CHECK(st.requests == 2 && st.unsupported == 1 &&
-	      st.last_unsupported == 0x30001, "counted");
+	      st.last_unsupported == 0x99, "counted");
 
 	/* a request buffer outside guest memory: refused, nothing written */
 	memset(g(RESP_GPA), 0, 64);
@@ -686,6 +686,263 @@ static void test_mana(void)
 	free(ram);
 }
 
+/* ---- the RDMA adapter, driven like 6.12's mana_ib ----------------------- */
+
+static uint8_t *ibreq(uint32_t type, uint32_t len, uint32_t resp)
+{
+	uint8_t *b = g(REQ_GPA);
+
+	memset(b, 0, len);
+	req_hdr(b, type, len, resp, GDMA_DEVICE_MANA_IB);
+	return b + GDMA_REQ_HDR_SIZE;
+}
+
+static void test_rnic_msgs(void)
+{
+	/* CONFIG_IP_ADDR add, IPv4, GID ::ffff:10.77.0.2 written reversed */
+	static const uint8_t ip[32] = {
+		0x01, 0, 0, 0, 0, 0, 0, 0xad, 1, 0, 0, 0, 1, 0, 0, 0,
+		0x02, 0x00, 0x4d, 0x0a, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t want_gid[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 2,
+	};
+	/* CONFIG_MAC_ADDR remove 00:0d:3a:12:34:56 (reversed) */
+	static const uint8_t mac[24] = {
+		0x01, 0, 0, 0, 0, 0, 0, 0xad, 2, 0, 0, 0,
+		0x56, 0x34, 0x12, 0x3a, 0x0d, 0x00, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t want_mac[6] = { 0, 0x0d, 0x3a, 0x12, 0x34, 0x56 };
+	struct mana_ib_adapter_caps c = { .max_sq_id = 1, .max_inline_data_size = 18 };
+	struct mana_ib_config_addr a;
+	struct mana_ib_create_adapter ca;
+	struct gdma_resource_range rr;
+	uint8_t b[128];
+
+	req_hdr(b, MANA_IB_CONFIG_IP_ADDR, 72, 32, GDMA_DEVICE_MANA_IB);
+	memcpy(b + 40, ip, 32);
+	CHECK(!mana_ib_config_ip_decode(b, 72, &a) && a.adapter == 0xad00000000000001ULL &&
+	      a.op == MANA_IB_ADDR_OP_ADD && a.sgid_type == MANA_IB_SGID_IPV4 &&
+	      !memcmp(a.addr, want_gid, 16), "CONFIG_IP_ADDR: GID in network order");
+	CHECK(mana_ib_config_ip_decode(b, 71, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR short refused");
+	b[48] = 3;
+	CHECK(mana_ib_config_ip_decode(b, 72, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR op 3 refused");
+	b[48] = 1;
+	b[52] = 0;
+	CHECK(mana_ib_config_ip_decode(b, 72, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR sgid type 0 refused");
+
+	req_hdr(b, MANA_IB_CONFIG_MAC_ADDR, 64, 32, GDMA_DEVICE_MANA_IB);
+	memcpy(b + 40, mac, 24);
+	CHECK(!mana_ib_config_mac_decode(b, 64, &a) && a.op == MANA_IB_ADDR_OP_REMOVE &&
+	      !memcmp(a.addr, want_mac, 6), "CONFIG_MAC_ADDR: MAC in network order");
+	CHECK(mana_ib_config_mac_decode(b, 63, &a) == -EINVAL,
+	      "CONFIG_MAC_ADDR short refused");
+	b[48] = 0;
+	CHECK(mana_ib_config_mac_decode(b, 64, &a) == -EINVAL,
+	      "CONFIG_MAC_ADDR op 0 refused");
+
+	/* CREATE_ADAPTER: notify EQ 3, feature flags 0 */
+	req_hdr(b, MANA_IB_CREATE_ADAPTER, 56, 40, GDMA_DEVICE_MANA_IB);
+	memset(b + 40, 0, 16);
+	b[40] = 3;
+	b[48] = 0x80;
+	CHECK(!mana_ib_create_adapter_decode(b, 56, &ca) && ca.notify_eq_id == 3 &&
+	      ca.feature_flags == 0x80, "CREATE_ADAPTER fields");
+	CHECK(mana_ib_create_adapter_decode(b, 55, &ca) == -EINVAL,
+	      "CREATE_ADAPTER short refused");
+
+	/* ALLOCATE_RESOURCE_RANGE: doorbell pages (27), 1, aligned 1, from 0 */
+	req_hdr(b, GDMA_ALLOCATE_RESOURCE_RANGE, 56, 36, GDMA_DEVICE_HWC);
+	memset(b + 40, 0, 16);
+	b[40] = 27;
+	b[44] = 1;
+	b[48] = 1;
+	CHECK(!gdma_alloc_resource_range_decode(b, 56, &rr) && rr.type == 27 &&
+	      rr.count == 1 && rr.alignment == 1 && rr.first == 0,
+	      "ALLOCATE_RESOURCE_RANGE fields");
+	CHECK(gdma_alloc_resource_range_decode(b, 55, &rr) == -EINVAL,
+	      "ALLOCATE_RESOURCE_RANGE short refused");
+	CHECK(gdma_destroy_resource_range_decode(b, 51, &rr) == -EINVAL,
+	      "DESTROY_RESOURCE_RANGE short refused");
+
+	/* the caps reply: 18 u32 in the struct's order */
+	memset(b, 0xee, sizeof(b));
+	mana_ib_adapter_caps_encode(&c, b);
+	CHECK(gdma_get_le32(b) == 1 && gdma_get_le32(b + 68) == 18 &&
+	      gdma_get_le32(b + 4) == 0 && b[72] == 0xee, "caps: 72 bytes, in order");
+}
+
+static void test_rnic(void)
+{
+	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL, false };
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	uint64_t eqr, adapter;
+	uint32_t eq_id, db1, db2;
+	struct mana_fn_stats st;
+	struct mana_fn *fn;
+	uint8_t *q;
+
+	ram = calloc(1, RAM_SIZE);
+	fn = mana_fn_new(&ops, mac);
+	CHECK(ram && fn, "function created");
+	if (!ram || !fn)
+		return;
+	hwc_sq_off = hwc_rq_off = 0;
+	hwc_db = r64(fn, 0x08);
+	smc_establish(fn, r64(fn, 0x18));
+	rq_id = gdma_get_le32(g(EQ_GPA) + 32) & 0xffffff;
+	sq_id = gdma_get_le32(g(EQ_GPA) + 48) & 0xffffff;
+
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps before REGISTER_DEVICE refused");
+	ibreq(GDMA_REGISTER_DEVICE, GDMA_REQ_HDR_SIZE, 44);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "REGISTER_DEVICE of MANA_IB");
+	mreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps of the Ethernet device refused");
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 100);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps into a short response refused");
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "GET_ADAPTER_CAP");
+	/* what 6.12 turns into ibv_query_device: mana-emu's numbers */
+	q = g(RESP_GPA) + GDMA_RESP_HDR_SIZE;
+	CHECK(gdma_get_le32(q + 12) == 64 && gdma_get_le32(q + 16) == 64 &&
+	      gdma_get_le32(q + 20) == 0xFFFFFF && gdma_get_le32(q + 24) == 0x6000,
+	      "max_qp 64, max_cq 64, max_mr 2^24-1, max_pd 0x6000");
+	CHECK(gdma_get_le32(q + 28) == 16 && gdma_get_le32(q + 32) == 16,
+	      "16 reads in flight each way");
+	CHECK(gdma_get_le32(q + 44) / 512 == 8192 && gdma_get_le32(q + 52) / 256 == 8192,
+	      "max_qp_wr 8192");
+	CHECK(gdma_get_le32(q + 60) == 30 && gdma_get_le32(q + 64) == 15,
+	      "30 send, 15 receive SGEs");
+
+	/* the fatal-error EQ mana_ib makes first */
+	eqr = region(fn, M_EQ);
+	q = ibreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	CHECK(hwc_call(fn, 96) == 0, "CREATE_QUEUE EQ");
+	eq_id = gdma_get_le32(g(RESP_GPA) + 32);
+
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, 0xAD00000000000001ULL);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_MAC_ADDR before CREATE_ADAPTER refused");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_ADAPTER with no such EQ refused");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "CREATE_ADAPTER");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);
+	CHECK(adapter != 0, "adapter handle");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "a second adapter refused");
+
+	/* MAC: add (reversed on the wire), again refused, wrong handle */
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	q[12] = 3; q[13] = 2; q[14] = 1; q[15] = 0x3a; q[16] = 0x0d; q[17] = 0;
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "CONFIG_MAC_ADDR add");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "the same MAC twice refused");
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter + 1);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "another adapter handle refused");
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	q[17] = 1;	/* 01:... reversed: multicast */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "a multicast MAC refused");
+
+	/* GIDs: add, remove, remove again refused; the 17th finds no room */
+	q = ibreq(MANA_IB_CONFIG_IP_ADDR, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	gdma_put_le32(q + 12, MANA_IB_SGID_IPV4);
+	q[16] = 2; q[18] = 77; q[19] = 10; q[20] = 0xff; q[21] = 0xff;
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_IP_ADDR add");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rnic_gids == 1 && st.rnic_macs == 1 && st.rnic_adapters == 1,
+	      "one adapter, MAC and GID");
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_REMOVE);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_IP_ADDR remove");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "removing an absent GID refused");
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	gdma_put_le32(q + 12, MANA_IB_SGID_IPV6);
+	for (q[0 + 16] = 0; q[16] < 16; q[16]++)
+		CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "GID %u", q[16]);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_NO_RESOURCE,
+	      "a 17th GID finds no room");
+
+	/* a user context's doorbell pages: never the HWC's or devices' */
+	q = mreq(GDMA_ALLOCATE_RESOURCE_RANGE, GDMA_REQ_HDR_SIZE + 16, 36);
+	gdma_put_le32(q, GDMA_RESOURCE_DOORBELL_PAGE);
+	gdma_put_le32(q + 4, 1);
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "doorbell page allocated");
+	db1 = gdma_get_le32(g(RESP_GPA) + 32);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "a second one");
+	db2 = gdma_get_le32(g(RESP_GPA) + 32);
+	CHECK(db1 >= 2 && db2 >= 2 && db1 != db2, "pages %u, %u: distinct, >= 2",
+	      db1, db2);
+	q = mreq(GDMA_DESTROY_RESOURCE_RANGE, GDMA_REQ_HDR_SIZE + 12, 32);
+	gdma_put_le32(q, GDMA_RESOURCE_DOORBELL_PAGE);
+	gdma_put_le32(q + 4, 1);
+	gdma_put_le32(q + 8, db1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == 0, "doorbell page freed");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == GDMA_STATUS_BAD_ARG,
+	      "freed twice refused");
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == GDMA_STATUS_BAD_ARG,
+	      "the devices' page cannot be freed");
+
+	/* PDs */
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
+	      gdma_get_le32(g(RESP_GPA) + 40) > 1, "CREATE_PD: a pd_id of its own");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);	/* the PD handle */
+	q = mreq(GDMA_DESTROY_PD, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_PD");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_PD twice refused");
+
+	/* DESTROY_ADAPTER takes its addresses; then nothing is accepted */
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, 0xAD00000000000001ULL);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_ADAPTER");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rnic_gids == 0 && st.rnic_macs == 0, "addresses gone with it");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "destroyed twice refused");
+	/* an adapter request 6.12 never sends (0x3000c): CMD_UNSUPPORTED */
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "a new adapter");
+	q = ibreq(0x3000c, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, gdma_get_le64(g(RESP_GPA) + 32));
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_CMD_UNSUPPORTED,
+	      "unknown adapter request: CMD_UNSUPPORTED");
+	mana_fn_free(fn);
+	free(ram);
+}
+
 int main(void)
 {
 	test_header();
@@ -693,5 +950,7 @@ int main(void)
 	test_gdma_msgs();
 	test_function();
 	test_mana();
+	test_rnic_msgs();
+	test_rnic();
 	return check_done();
 }

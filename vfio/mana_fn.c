@@ -11,6 +11,7 @@
  * to its write.  Guest memory is only reached through ops->dma, which
  * fails closed outside the shared regions.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,12 @@
 #define VPORT_HANDLE		0x5600000000000001ULL	/* the one vPort */
 #define MAX_WQOBJS		64
 #define WQOBJ_HANDLE_BASE	0x7700000000000000ULL
+#define FIRST_USER_DB		2	/* pages 0, 1: HWC and the devices */
+#define MAX_PDS			64
+#define PD_HANDLE_BASE		0x5000000000000000ULL
+#define ADAPTER_HANDLE		0xAD00000000000001ULL	/* the one RDMA adapter */
+#define MAX_MACS		4
+#define MAX_GIDS		16	/* the kernel's gid_tbl_len */
 
 struct dma_region {
 	bool used;
@@ -88,6 +95,20 @@ struct mana_fn {
 	uint64_t default_rxobj;		/* CONFIG_VPORT_RX's; 0: none */
 	bool rx_enabled;
 	bool registered;
+	bool ib_registered;		/* REGISTER_DEVICE of MANA_IB */
+	bool db_used[DB_PAGES];		/* user contexts' doorbell pages */
+	bool pd_used[MAX_PDS];		/* pd_id = PDID + 1 + index */
+	struct {			/* the RDMA adapter (CREATE_ADAPTER) */
+		bool live;
+		uint32_t notify_eq;
+		uint8_t mac[MAX_MACS][6];
+		bool mac_used[MAX_MACS];
+		struct {
+			bool used;
+			uint32_t type;
+			uint8_t gid[16];
+		} gid[MAX_GIDS];
+	} rnic;
 	struct mana_fn_stats st;
 };
 
@@ -360,6 +381,10 @@ static void hwc_destroy(struct mana_fn *fn)
 	fn->default_rxobj = 0;
 	fn->rx_enabled = false;
 	fn->registered = false;
+	fn->ib_registered = false;
+	memset(fn->db_used, 0, sizeof(fn->db_used));
+	memset(fn->pd_used, 0, sizeof(fn->pd_used));
+	memset(&fn->rnic, 0, sizeof(fn->rnic));
 }
 
 static void hwc_init_data(struct mana_fn *fn, uint32_t type, uint32_t value)
@@ -780,6 +805,256 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* User contexts' resources: doorbell pages and protection domains */
+
+/*
+ * ALLOCATE_RESOURCE_RANGE of doorbell pages, which mana_ib asks one at a
+ * time: the first free page at or after the search start on the
+ * alignment, never the HWC's or the devices' page.
+ */
+static uint32_t req_alloc_range(struct mana_fn *fn, const uint8_t *req,
+				uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct gdma_resource_range a;
+	uint32_t i;
+
+	if (gdma_alloc_resource_range_decode(req, len, &a) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 4 ||
+	    a.type != GDMA_RESOURCE_DOORBELL_PAGE || a.count != 1 ||
+	    !a.alignment)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = a.first; i < DB_PAGES; i++) {
+		if (i < FIRST_USER_DB || i % a.alignment || fn->db_used[i])
+			continue;
+		fn->db_used[i] = true;
+		gdma_put_le32(r, i);
+		return 0;
+	}
+	return GDMA_STATUS_NO_RESOURCE;
+}
+
+static uint32_t req_destroy_range(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len)
+{
+	struct gdma_resource_range d;
+
+	if (gdma_destroy_resource_range_decode(req, len, &d) ||
+	    d.type != GDMA_RESOURCE_DOORBELL_PAGE || d.count != 1 ||
+	    d.first >= DB_PAGES || !fn->db_used[d.first])
+		return GDMA_STATUS_BAD_ARG;
+	fn->db_used[d.first] = false;
+	return 0;
+}
+
+/* CREATE_PD: flags (6.12 sends none); handle and pd_id back */
+static uint32_t req_create_pd(struct mana_fn *fn, const uint8_t *req,
+			      uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	uint32_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8 || resp_len < GDMA_RESP_HDR_SIZE + 16)
+		return GDMA_STATUS_BAD_ARG;
+	/* ALLOW_GPA_MR (bit 0) and SHORT_PDN (bit 2) of later kernels */
+	if (gdma_get_le32(req + GDMA_REQ_HDR_SIZE) & ~0x5U)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_PDS; i++) {
+		if (fn->pd_used[i])
+			continue;
+		fn->pd_used[i] = true;
+		gdma_put_le64(r, PD_HANDLE_BASE + i);
+		gdma_put_le32(r + 8, PDID + 1 + i);
+		return 0;
+	}
+	return GDMA_STATUS_NO_RESOURCE;
+}
+
+static uint32_t req_destroy_pd(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len)
+{
+	uint64_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return GDMA_STATUS_BAD_ARG;
+	i = gdma_get_le64(req + GDMA_REQ_HDR_SIZE) - PD_HANDLE_BASE;
+	if (i >= MAX_PDS || !fn->pd_used[i])
+		return GDMA_STATUS_BAD_ARG;
+	fn->pd_used[i] = false;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The RDMA adapter (MANA_IB device, 0x30000 and up) */
+
+/*
+ * The caps mana-emu's 6.11-era kernel reports for its device (emulator/
+ * kernel: max_qp 64, max_cq 64, max_mr 2^24 - 1, max_pd 0x6000, 16 reads
+ * in flight, max_qp_wr = max_cqe 8192, 30/15 SGEs), as a 6.12 mana_ib
+ * derives them: max_qp_wr = min(requester SQ / 512, requester RQ / 256).
+ * The fields 6.12 does not report (queue id limits, MWs, SRQs, inline
+ * data) are this model's own values.
+ */
+static const struct mana_ib_adapter_caps adapter_caps = {
+	.max_sq_id = MAX_QUEUES - 1, .max_rq_id = MAX_QUEUES - 1,
+	.max_cq_id = MAX_QUEUES - 1,
+	.max_qp_count = 64, .max_cq_count = 64, .max_mr_count = 0xFFFFFF,
+	.max_pd_count = 0x6000,
+	.max_inbound_read_limit = 16, .max_outbound_read_limit = 16,
+	.mw_count = 0, .max_srq_count = 0,
+	.max_requester_sq_size = 8192 * GDMA_MAX_SQE_SIZE,
+	.max_responder_sq_size = 8192 * GDMA_MAX_SQE_SIZE,
+	.max_requester_rq_size = 8192 * GDMA_MAX_RQE_SIZE,
+	.max_responder_rq_size = 8192 * GDMA_MAX_RQE_SIZE,
+	.max_send_sge_count = GDMA_MAX_TX_SGE,
+	.max_recv_sge_count = GDMA_MAX_RX_SGE,
+	.max_inline_data_size = 0,
+};
+
+static const char *gid_str(const uint8_t gid[16], char *buf, size_t len)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(gid, v4, 12))
+		return inet_ntop(AF_INET, gid + 12, buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, gid, buf, (socklen_t)len);
+}
+
+/*
+ * CONFIG_IP_ADDR: the port's GID table in the adapter.  Adding an entry
+ * already there or removing one that is not is refused (the kernel's GID
+ * cache never asks either); a seventeenth entry finds no room.
+ */
+static uint32_t rnic_config_ip(struct mana_fn *fn,
+			       const struct mana_ib_config_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+	int i, slot = -1;
+
+	for (i = 0; i < MAX_GIDS; i++) {
+		if (!fn->rnic.gid[i].used) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (fn->rnic.gid[i].type == a->sgid_type &&
+		    !memcmp(fn->rnic.gid[i].gid, a->addr, 16))
+			break;
+	}
+	if (a->op == MANA_IB_ADDR_OP_ADD) {
+		if (i < MAX_GIDS)
+			return GDMA_STATUS_BAD_ARG;
+		if (slot < 0)
+			return GDMA_STATUS_NO_RESOURCE;
+		fn->rnic.gid[slot].used = true;
+		fn->rnic.gid[slot].type = a->sgid_type;
+		memcpy(fn->rnic.gid[slot].gid, a->addr, 16);
+		fn->st.rnic_gids++;
+	} else {
+		if (i == MAX_GIDS)
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.gid[i].used = false;
+		fn->st.rnic_gids--;
+	}
+	if (fn->ops.verbose)
+		fn_log("RNIC: GID %s %s (IPv%c)",
+		       a->op == MANA_IB_ADDR_OP_ADD ? "add" : "remove",
+		       gid_str(a->addr, buf, sizeof(buf)),
+		       a->sgid_type == MANA_IB_SGID_IPV4 ? '4' : '6');
+	return 0;
+}
+
+/* CONFIG_MAC_ADDR: the MACs the adapter answers RoCE frames for. */
+static uint32_t rnic_config_mac(struct mana_fn *fn,
+				const struct mana_ib_config_addr *a)
+{
+	int i, slot = -1;
+
+	if (a->addr[0] & 1)	/* a multicast MAC is no station's */
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_MACS; i++) {
+		if (!fn->rnic.mac_used[i]) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (!memcmp(fn->rnic.mac[i], a->addr, 6))
+			break;
+	}
+	if (a->op == MANA_IB_ADDR_OP_ADD) {
+		if (i < MAX_MACS)
+			return GDMA_STATUS_BAD_ARG;
+		if (slot < 0)
+			return GDMA_STATUS_NO_RESOURCE;
+		fn->rnic.mac_used[slot] = true;
+		memcpy(fn->rnic.mac[slot], a->addr, 6);
+		fn->st.rnic_macs++;
+	} else {
+		if (i == MAX_MACS)
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.mac_used[i] = false;
+		fn->st.rnic_macs--;
+	}
+	if (fn->ops.verbose)
+		fn_log("RNIC: MAC %s %02x:%02x:%02x:%02x:%02x:%02x",
+		       a->op == MANA_IB_ADDR_OP_ADD ? "add" : "remove",
+		       a->addr[0], a->addr[1], a->addr[2], a->addr[3],
+		       a->addr[4], a->addr[5]);
+	return 0;
+}
+
+static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
+			     const uint8_t *req, uint32_t len, uint8_t *resp,
+			     uint32_t resp_len)
+{
+	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
+	struct mana_ib_create_adapter ca;
+	struct mana_ib_config_addr a;
+	uint64_t adapter;
+
+	if (!fn->ib_registered || h->dev_id != GDMA_DEVICE_MANA_IB)
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_IB_GET_ADAPTER_CAP:
+		if (resp_len < GDMA_RESP_HDR_SIZE + MANA_IB_ADAPTER_CAPS_SIZE)
+			return GDMA_STATUS_BAD_ARG;
+		mana_ib_adapter_caps_encode(&adapter_caps, r);
+		return 0;
+	case MANA_IB_CREATE_ADAPTER:
+		/* one adapter per function; its events go to a live EQ */
+		if (mana_ib_create_adapter_decode(req, len, &ca) ||
+		    resp_len < GDMA_RESP_HDR_SIZE + 8 || fn->rnic.live ||
+		    !q_find(fn, GDMA_EQ, ca.notify_eq_id))
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.live = true;
+		fn->rnic.notify_eq = ca.notify_eq_id;
+		fn->st.rnic_adapters++;
+		gdma_put_le64(r, ADAPTER_HANDLE);
+		return 0;
+	default:
+		break;
+	}
+	if (mana_ib_adapter_decode(req, len, &adapter) || !fn->rnic.live ||
+	    adapter != ADAPTER_HANDLE)
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_IB_DESTROY_ADAPTER:
+		/* its addresses go with it */
+		memset(&fn->rnic, 0, sizeof(fn->rnic));
+		fn->st.rnic_gids = fn->st.rnic_macs = 0;
+		return 0;
+	case MANA_IB_CONFIG_IP_ADDR:
+		if (mana_ib_config_ip_decode(req, len, &a))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_config_ip(fn, &a);
+	case MANA_IB_CONFIG_MAC_ADDR:
+		if (mana_ib_config_mac_decode(req, len, &a))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_config_mac(fn, &a);
+	default:
+		return GDMA_STATUS_CMD_UNSUPPORTED;
+	}
+}
+
 /* Fill @resp (zeroed, @resp_len bytes) and return the status. */
 static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			     const uint8_t *req, uint32_t len, uint8_t *resp,
@@ -828,6 +1103,8 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			return GDMA_STATUS_BAD_ARG;
 		if (h->dev_id == GDMA_DEVICE_MANA)
 			fn->registered = true;
+		else
+			fn->ib_registered = true;
 		gdma_put_le32(r, PDID);
 		gdma_put_le32(r + 4, GPA_MKEY);
 		gdma_put_le32(r + 8, MANA_DB);
@@ -835,6 +1112,8 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 	case GDMA_DEREGISTER_DEVICE:
 		if (h->dev_id == GDMA_DEVICE_MANA)
 			fn->registered = false;
+		else if (h->dev_id == GDMA_DEVICE_MANA_IB)
+			fn->ib_registered = false;
 		return 0;
 	case GDMA_GENERATE_TEST_EQE:
 		return req_test_eqe(fn, req, len);
@@ -852,7 +1131,17 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		return req_region_add_pages(fn, req, len);
 	case GDMA_DESTROY_DMA_REGION:
 		return req_destroy_dma_region(fn, req, len);
+	case GDMA_ALLOCATE_RESOURCE_RANGE:
+		return req_alloc_range(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_RESOURCE_RANGE:
+		return req_destroy_range(fn, req, len);
+	case GDMA_CREATE_PD:
+		return req_create_pd(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_PD:
+		return req_destroy_pd(fn, req, len);
 	default:
+		if (h->msg_type >= 0x30000 && h->msg_type < 0x40000)
+			return rnic_request(fn, h, req, len, resp, resp_len);
 		return mana_request(fn, h, req, len, resp, resp_len);
 	}
 }

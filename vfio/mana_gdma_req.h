@@ -31,10 +31,16 @@ enum gdma_request_type {
 	GDMA_GENERATE_TEST_EQE = 10,
 	GDMA_CREATE_QUEUE = 12,
 	GDMA_DISABLE_QUEUE = 13,
+	GDMA_ALLOCATE_RESOURCE_RANGE = 22,
+	GDMA_DESTROY_RESOURCE_RANGE = 24,
 	GDMA_CREATE_DMA_REGION = 25,
 	GDMA_DMA_REGION_ADD_PAGES = 26,
 	GDMA_DESTROY_DMA_REGION = 27,
+	GDMA_CREATE_PD = 29,
+	GDMA_DESTROY_PD = 30,
 };
+
+#define GDMA_RESOURCE_DOORBELL_PAGE	27
 
 #define GDMA_DEVICE_HWC		1
 #define GDMA_DEVICE_MANA	2
@@ -232,6 +238,187 @@ static inline int mana_create_wqobj_decode(const uint8_t *b, uint32_t len,
 	w.cq_size = gdma_get_le32(p + 36);
 	w.cq_parent = gdma_get_le32(p + 44);
 	*out = w;
+	return 0;
+}
+
+/*
+ * GDMA_ALLOCATE_RESOURCE_RANGE (type, count, alignment, search start) and
+ * GDMA_DESTROY_RESOURCE_RANGE (type, count, first): mana_ib's doorbell
+ * page of a user context, one page at a time.
+ */
+struct gdma_resource_range {
+	uint32_t type;
+	uint32_t count;
+	uint32_t alignment;	/* allocate only */
+	uint32_t first;		/* allocate: where to start searching */
+};
+
+static inline int gdma_alloc_resource_range_decode(const uint8_t *b,
+						   uint32_t len,
+						   struct gdma_resource_range *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 16)
+		return -EINVAL;
+	out->type = gdma_get_le32(p);
+	out->count = gdma_get_le32(p + 4);
+	out->alignment = gdma_get_le32(p + 8);
+	out->first = gdma_get_le32(p + 12);
+	return 0;
+}
+
+static inline int gdma_destroy_resource_range_decode(const uint8_t *b,
+						     uint32_t len,
+						     struct gdma_resource_range *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 12)
+		return -EINVAL;
+	out->type = gdma_get_le32(p);
+	out->count = gdma_get_le32(p + 4);
+	out->alignment = 0;
+	out->first = gdma_get_le32(p + 8);
+	return 0;
+}
+
+/*
+ * The RDMA adapter (drivers/infiniband/hw/mana/mana_ib.h, 6.12): requests
+ * to the MANA_IB device, each after the adapter's handle but the first two.
+ */
+enum mana_ib_command_code {
+	MANA_IB_GET_ADAPTER_CAP = 0x30001,
+	MANA_IB_CREATE_ADAPTER = 0x30002,
+	MANA_IB_DESTROY_ADAPTER = 0x30003,
+	MANA_IB_CONFIG_IP_ADDR = 0x30004,
+	MANA_IB_CONFIG_MAC_ADDR = 0x30005,
+	MANA_IB_CREATE_CQ = 0x30008,
+	MANA_IB_DESTROY_CQ = 0x30009,
+	MANA_IB_CREATE_RC_QP = 0x3000a,
+	MANA_IB_DESTROY_RC_QP = 0x3000b,
+	MANA_IB_SET_QP_STATE = 0x3000d,
+};
+
+/* mana_ib_query_adapter_caps_resp: 18 u32 after the header (V3 reply) */
+#define MANA_IB_ADAPTER_CAPS_SIZE	72
+struct mana_ib_adapter_caps {
+	uint32_t max_sq_id, max_rq_id, max_cq_id;
+	uint32_t max_qp_count, max_cq_count, max_mr_count, max_pd_count;
+	uint32_t max_inbound_read_limit, max_outbound_read_limit;
+	uint32_t mw_count, max_srq_count;
+	uint32_t max_requester_sq_size, max_responder_sq_size;
+	uint32_t max_requester_rq_size, max_responder_rq_size;
+	uint32_t max_send_sge_count, max_recv_sge_count;
+	uint32_t max_inline_data_size;
+};
+
+static inline void mana_ib_adapter_caps_encode(const struct mana_ib_adapter_caps *c,
+					       uint8_t *b)
+{
+	const uint32_t v[MANA_IB_ADAPTER_CAPS_SIZE / 4] = {
+		c->max_sq_id, c->max_rq_id, c->max_cq_id, c->max_qp_count,
+		c->max_cq_count, c->max_mr_count, c->max_pd_count,
+		c->max_inbound_read_limit, c->max_outbound_read_limit,
+		c->mw_count, c->max_srq_count, c->max_requester_sq_size,
+		c->max_responder_sq_size, c->max_requester_rq_size,
+		c->max_responder_rq_size, c->max_send_sge_count,
+		c->max_recv_sge_count, c->max_inline_data_size,
+	};
+	unsigned int i;
+
+	for (i = 0; i < MANA_IB_ADAPTER_CAPS_SIZE / 4; i++)
+		gdma_put_le32(b + 4 * i, v[i]);
+}
+
+/* mana_rnic_create_adapter_req: notify_eq_id, reserved, feature_flags */
+struct mana_ib_create_adapter {
+	uint32_t notify_eq_id;
+	uint64_t feature_flags;
+};
+
+static inline int mana_ib_create_adapter_decode(const uint8_t *b, uint32_t len,
+						struct mana_ib_create_adapter *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 16)
+		return -EINVAL;
+	out->notify_eq_id = gdma_get_le32(p);
+	out->feature_flags = gdma_get_le64(p + 8);
+	return 0;
+}
+
+/* The adapter handle every later request starts with. */
+static inline int mana_ib_adapter_decode(const uint8_t *b, uint32_t len,
+					 uint64_t *adapter)
+{
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return -EINVAL;
+	*adapter = gdma_get_le64(b + GDMA_REQ_HDR_SIZE);
+	return 0;
+}
+
+enum mana_ib_addr_op {
+	MANA_IB_ADDR_OP_ADD = 1,
+	MANA_IB_ADDR_OP_REMOVE = 2,
+};
+
+enum mana_ib_sgid_type {
+	MANA_IB_SGID_IPV4 = 1,
+	MANA_IB_SGID_IPV6 = 2,
+};
+
+/*
+ * mana_rnic_config_addr_req (adapter, op, sgid_type, ip_addr[16]) and
+ * mana_rnic_config_mac_addr_req (adapter, op, mac[6], reserved[6]).  The
+ * driver writes both addresses byte-reversed (copy_in_reverse); the
+ * decoders give them in network order.  An unknown op or type is refused.
+ */
+struct mana_ib_config_addr {
+	uint64_t adapter;
+	uint32_t op;
+	uint32_t sgid_type;	/* IP only */
+	uint8_t addr[16];	/* the GID, or the MAC in the first 6 */
+};
+
+static inline int mana_ib_config_ip_decode(const uint8_t *b, uint32_t len,
+					   struct mana_ib_config_addr *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	struct mana_ib_config_addr a;
+	unsigned int i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 32)
+		return -EINVAL;
+	a.adapter = gdma_get_le64(p);
+	a.op = gdma_get_le32(p + 8);
+	a.sgid_type = gdma_get_le32(p + 12);
+	for (i = 0; i < 16; i++)
+		a.addr[i] = p[16 + 15 - i];
+	if ((a.op != MANA_IB_ADDR_OP_ADD && a.op != MANA_IB_ADDR_OP_REMOVE) ||
+	    (a.sgid_type != MANA_IB_SGID_IPV4 && a.sgid_type != MANA_IB_SGID_IPV6))
+		return -EINVAL;
+	*out = a;
+	return 0;
+}
+
+static inline int mana_ib_config_mac_decode(const uint8_t *b, uint32_t len,
+					    struct mana_ib_config_addr *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	struct mana_ib_config_addr a = { 0 };
+	unsigned int i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 24)
+		return -EINVAL;
+	a.adapter = gdma_get_le64(p);
+	a.op = gdma_get_le32(p + 8);
+	for (i = 0; i < 6; i++)
+		a.addr[i] = p[12 + 5 - i];
+	if (a.op != MANA_IB_ADDR_OP_ADD && a.op != MANA_IB_ADDR_OP_REMOVE)
+		return -EINVAL;
+	*out = a;
 	return 0;
 }
 

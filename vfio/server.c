@@ -556,11 +556,13 @@ int main(int argc, char **argv)
 	mana_fn_get_stats(s.fn, &st);
 	fprintf(stderr, "mana-vfio: exit: hwc_established=%u requests=%u "
 		"unsupported=%u last_unsupported=%#x dma_faults=%u tx_frames=%llu "
-		"rx_frames=%llu rx_drops=%llu\n",
+		"rx_frames=%llu rx_drops=%llu rnic_adapters=%u rnic_macs=%u "
+		"rnic_gids=%u\n",
 		st.hwc_established, st.requests, st.unsupported,
 		st.last_unsupported, st.dma_faults,
 		(unsigned long long)st.tx_frames, (unsigned long long)st.rx_frames,
-		(unsigned long long)st.rx_drops);
+		(unsigned long long)st.rx_drops, st.rnic_adapters, st.rnic_macs,
+		st.rnic_gids);
 	for (i = 0; i < MAX_MAPS; i++)
 		if (s.maps[i].host)
 			munmap(s.maps[i].host, s.maps[i].size);
