@@ -9,8 +9,15 @@
 # with mana-vfio's MAC exists, `ip link set up` succeeds and the link is
 # UP,LOWER_UP, the guest's own frames (IPv6 MLD/ND after link up) reach
 # mana-vfio, and both QEMU and mana-vfio are gone afterwards with the
-# socket removed.  Also: mana_ib, probing the RDMA device, stops at its
-# first adapter request (M2's work), as a clean probe failure (no oops).
+# socket removed.
+#
+# M2: mana_ib probes the RDMA device (GET_ADAPTER_CAP, its EQs,
+# CREATE_ADAPTER, CONFIG_MAC_ADDR) and registers mana_0 with the node GUID
+# of our MAC and one port, ACTIVE once eth0 is up; the RDMA core's GIDs
+# reach the adapter as CONFIG_IP_ADDR: the link-local IPv6 GID at link up,
+# 10.77.0.2 on `ip addr add` (in the port's GID table as ::ffff:10.77.0.2)
+# and its removal on `ip addr del`; no request goes unanswered and dmesg
+# has no mana_ib error.
 #
 # With "ping": mana-vfio's wire is a TAP in a network namespace holding
 # 10.77.0.1, the guest's eth0 10.77.0.2, and the guest pings the host's
@@ -72,10 +79,30 @@ sleep 1
 ip -o link show eth0
 echo "== dmesg after link up"
 dmesg | grep -E "mana|BUG|Oops|WARNING" | tail -5
+# mana_ib's device: the RDMA core adds a GID per address of eth0
+ip addr add 10.77.0.2/24 dev eth0
+echo "== infiniband"
+for d in /sys/class/infiniband/*; do
+	echo "ibdev $(basename $d) guid=$(cat $d/node_guid) ports=$(ls $d/ports | tr '\n' ' ')"
+	for p in $d/ports/*; do
+		echo "port $(basename $p) state=$(cat $p/state) link=$(cat $p/link_layer)"
+		for g in $p/gids/*; do
+			i=$(basename $g)
+			case "$(cat $g)" in 0000:0000:0000:0000:0000:0000:0000:0000) continue ;; esac
+			echo "gid $i $(cat $g) $(cat $p/gid_attrs/types/$i 2>/dev/null)"
+		done
+	done
+done
 if [ -e /ping ]; then
-	ip addr add 10.77.0.2/24 dev eth0
 	ping -c 3 -W 5 10.77.0.1
 fi
+ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
+# the GID goes from the adapter when the core's GID cache drops it
+i=0
+while [ -n "$(grep -l 0a4d:0002 /sys/class/infiniband/*/ports/1/gids/* 2>/dev/null)" ] &&
+	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+echo "== dmesg at the end"
+dmesg | grep -iE "mana|infiniband|BUG|Oops|WARNING" | tail -8
 if [ -e /socket ]; then
 	# the frames come once the host saw RX enabled; 60 s bounds a failure
 	i=0
@@ -158,18 +185,30 @@ expect "driver reports the protocol" "$TMP/console.log" \
 	'mana 0000:00:0.\.0: Microsoft Azure Network Adapter protocol version'
 expect_not "mana probed without failure" "$TMP/console.log" \
 	'probe with driver mana failed|gdma probe failed|mana 0000:00:0.\.0( eth0)?: Failed'
-# the one request mana-vfio left unanswered is mana_ib's (below)
-expect "only mana_ib's request unanswered" "$TMP/server.log" \
-	'exit: .* unsupported=1 last_unsupported=0x30001 '
+expect "every request answered" "$TMP/server.log" 'exit: .* unsupported=0 '
 expect "eth0 bound to mana with our MAC" "$TMP/console.log" "^iface eth0 driver=mana mac=$MAC"
 expect "ip link set up" "$TMP/console.log" '^ip-link-up ok'
 expect "link UP,LOWER_UP" "$TMP/console.log" 'eth0: <[^>]*\bUP\b[^>]*LOWER_UP'
 expect "vPort configured" "$TMP/console.log" 'eth0: Configured vPort'
 expect "RX steering configured" "$TMP/console.log" 'eth0: Configured steering vPort .* entries 64'
 expect_not "no oops or warning" "$TMP/console.log" 'BUG:|Oops|WARNING:|Call Trace'
-# M2 starts here: mana_ib probes the RDMA device and fails cleanly
-expect "mana_ib stops at its first adapter request" "$TMP/console.log" \
-	'mana_ib.rdma mana.rdma.0: probe with driver mana_ib.rdma failed'
+# M2: mana_ib's device, its port and GIDs
+expect_not "mana_ib probed without failure" "$TMP/console.log" \
+	'probe with driver mana_ib|mana_ib.*Failed|infiniband.*Failed'
+expect "mana_0 registered, node GUID from our MAC, one port" "$TMP/console.log" \
+	'^ibdev mana_0 guid=020d:3aff:fe12:3456 ports=1 [^0-9]*$'
+expect "port 1 ACTIVE on Ethernet" "$TMP/console.log" \
+	'^port 1 state=4: ACTIVE link=Ethernet'
+expect "the RDMA adapter created once" "$TMP/server.log" 'exit: .* rnic_adapters=1 '
+expect "the adapter got our MAC" "$TMP/server.log" "RNIC: MAC add $MAC\$"
+expect "link-local GID in the adapter" "$TMP/server.log" \
+	'RNIC: GID add fe80::20d:3aff:fe12:3456 \(IPv6\)'
+expect "10.77.0.2 in the port's GID table" "$TMP/console.log" \
+	'^gid [0-9]+ 0000:0000:0000:0000:0000:ffff:0a4d:0002 RoCE v2'
+expect "ip addr add: GID added to the adapter" "$TMP/server.log" \
+	'RNIC: GID add 10.77.0.2 \(IPv4\)'
+expect "ip addr del: GID removed from the adapter" "$TMP/server.log" \
+	'RNIC: GID remove 10.77.0.2 \(IPv4\)'
 expect "HWC established once" "$TMP/server.log" 'exit: hwc_established=1 '
 expect "the guest's frames reached mana-vfio" "$TMP/server.log" \
 	"TX frame [0-9]+ bytes, $MAC -> 33:33:.* type 86dd"
