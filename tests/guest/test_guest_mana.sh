@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill]
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill |
+#                                         verbs PROVIDER]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -29,6 +30,13 @@
 # mana-emu VM on the same switch sends 100 frames to the guest's MAC with
 # mana-pktgen (our provider on the emulated device), and the guest's own
 # counters must show all 100 received by its mana driver.
+#
+# With "verbs" (M3): the guest also carries trixie's libibverbs and
+# ibv_devinfo with PROVIDER (our libmana, plain or ASan: then preloaded
+# with its runtime) as its only provider; `ibv_devinfo -v` on the real
+# mana_ib must load ours and show mana_0 as mana-vfio describes it (the
+# caps, port 1 ACTIVE, the GIDs), its user context costing one doorbell
+# page (ALLOCATE/DESTROY_RESOURCE_RANGE).
 #
 # With "kill": QEMU is killed (SIGKILL) once the driver has established the
 # HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
@@ -60,6 +68,8 @@ if [ "$MODE" = ping ]; then
 	NS=mana-vfio-$$
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
+elif [ "$MODE" = verbs ]; then
+	export GUEST_PROVIDER=$4
 elif [ "$MODE" = socket ]; then
 	EMU=$4
 	PKTGEN=$5
@@ -96,6 +106,18 @@ done
 if [ -e /ping ]; then
 	ping -c 3 -W 5 10.77.0.1
 fi
+if [ -e /verbs ]; then
+	# an ASan build's provider needs its runtime first
+	asan=/usr/lib/x86_64-linux-gnu/libasan.so.8
+	[ -e $asan ] && export LD_PRELOAD=$asan
+	echo "== ibv_devinfo -v"
+	LD_DEBUG=files ibv_devinfo -v >/tmp/devinfo 2>/tmp/ld
+	echo "ibv_devinfo exit $?"
+	unset LD_PRELOAD
+	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
+	grep -v "^ *[0-9]*:" /tmp/ld
+	cat /tmp/devinfo
+fi
 ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
 # the GID goes from the adapter when the core's GID cache drops it
 i=0
@@ -112,11 +134,11 @@ if [ -e /socket ]; then
 		"rx_bytes $(cat /sys/class/net/eth0/statistics/rx_bytes)"
 fi
 GUEST
-[ "$MODE" = ping ] && echo >"$TMP/ping"
-[ "$MODE" = socket ] && echo >"$TMP/socket"
 extra=()
-[ "$MODE" = ping ] && extra=("$TMP/ping")
-[ "$MODE" = socket ] && extra=("$TMP/socket")
+case "$MODE" in ping | socket | verbs)
+	echo >"$TMP/$MODE"
+	extra=("$TMP/$MODE") ;;
+esac
 "$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" "${extra[@]}" || exit 1
 
 SOCK=$TMP/mana.sock
@@ -171,7 +193,30 @@ if [ "$MODE" = kill ]; then
 	check "qemu killed" test "$rc" -eq 137
 	check "mana-vfio exits 0 after the client" test "$src" -eq 0
 	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
-	check "socket removed" test ! -e "$SOCK"
+	if [ "$MODE" = verbs ]; then
+	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
+	expect "libibverbs loaded our provider" "$TMP/console.log" \
+		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
+	expect "mana_0 with our node GUID" "$TMP/console.log" \
+		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
+	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
+	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
+		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
+		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
+		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
+		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
+		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
+	done
+	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
+	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
+	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
+		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
+	expect "the user context's doorbell page allocated" "$TMP/server.log" \
+		'HWC: request 0x16 \(device 0\) ok'
+	expect "... and freed at close" "$TMP/server.log" \
+		'HWC: request 0x18 \(device 0\) ok'
+fi
+check "socket removed" test ! -e "$SOCK"
 	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 	check_done
 	exit
