@@ -170,6 +170,7 @@ static void gdma_request(const uint8_t *m, size_t size)
 	struct gdma_resource_range rr;
 	struct mana_ib_create_adapter ca;
 	struct mana_ib_config_addr ad;
+	struct gdma_create_mr mr;
 	struct gdma_create_queue q;
 	struct mana_create_wqobj w;
 	struct gdma_req_hdr h;
@@ -199,6 +200,10 @@ static void gdma_request(const uint8_t *m, size_t size)
 		FUZZ_CHECK((ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE) &&
 			   (ad.sgid_type == MANA_IB_SGID_IPV4 ||
 			    ad.sgid_type == MANA_IB_SGID_IPV6));
+	if (!gdma_create_mr_decode(m, len, &mr))
+		FUZZ_CHECK(!(mr.access & ~GDMA_ACCESS_MASK));
+	if (!gdma_create_dma_region_decode(m, len, &r))
+		FUZZ_CHECK(r.page_type <= GDMA_PAGE_TYPE_MAX);
 	if (!mana_ib_config_mac_decode(m, len, &ad))
 		FUZZ_CHECK(ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE);
 }

@@ -1024,6 +1024,11 @@ static void vfio_seeds(void)
 	/* CREATE_ADAPTER on EQ 1; ALLOCATE_RESOURCE_RANGE of a doorbell page */
 	static const uint8_t adapter[16] = { 1 };
 	static const uint8_t range[16] = { 27, 0, 0, 0, 1, 0, 0, 0, 1 };
+	/* CREATE_MR: PD 0x50.., GVA, region 3, va 0x7f0000000fe0, local r/w */
+	static const uint8_t mr[40] = {
+		[7] = 0x50, [8] = 2, [16] = 3,
+		[24] = 0xe0, 0x0f, 0, 0, 0, 0x7f, [32] = 3,
+	};
 	static const char ver[] = "\0\0\1\0{\"capabilities\":{\"max_msg_fds\":16}}";
 	uint8_t p[32] = { 0 };
 
@@ -1048,6 +1053,7 @@ static void vfio_seeds(void)
 	gdma_req_seed("rnic-config-ip", 0x30004, 3, ip, sizeof(ip));
 	gdma_req_seed("rnic-create-adapter", 0x30002, 3, adapter, sizeof(adapter));
 	gdma_req_seed("alloc-doorbell", 22, 0, range, sizeof(range));
+	gdma_req_seed("create-mr", 31, 0, mr, sizeof(mr));
 }
 
 int main(int argc, char **argv)

@@ -493,6 +493,17 @@ static uint8_t *mreq(uint32_t type, uint32_t len, uint32_t resp)
 	return b + GDMA_REQ_HDR_SIZE;
 }
 
+/* Arm CQ @id with the driver's @head (entries from one lap in). */
+static void cq_arm(struct mana_fn *fn, uint64_t db, uint32_t id, uint32_t head)
+{
+	struct gdma_doorbell d = { .kind = GDMA_DB_CQ, .id = id, .tail = head,
+				   .arm = true };
+	uint64_t v = 0;
+
+	CHECK(!gdma_doorbell_encode(&d, &v), "CQ doorbell encodes");
+	w64(fn, db + GDMA_DB_OFF_CQ, v);
+}
+
 /* CREATE_DMA_REGION of one page at @gpa: the handle, 0 on failure. */
 static uint64_t region(struct mana_fn *fn, uint64_t gpa)
 {
@@ -514,6 +525,8 @@ static uint64_t region(struct mana_fn *fn, uint64_t gpa)
 #define M_RQCQ	(RAM_BASE + 0x43000)
 #define M_RXBUF	(RAM_BASE + 0x50000)
 #define M_TXBUF	(RAM_BASE + 0x60000)
+#define M_MRBUF	(RAM_BASE + 0x70000)	/* two pages under a user MR */
+#define MR_VA	0x7f0000000fe0ULL	/* where the MR starts for its user */
 
 static void test_mana(void)
 {
@@ -523,7 +536,8 @@ static void test_mana(void)
 	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct gdma_sge rs = { M_RXBUF, 0x11, 2048 }, ts = { M_TXBUF, 0x11, 60 };
 	uint8_t frame[60], *q, *c;
-	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb;
+	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb, pd, mr;
+	uint32_t lkey;
 	uint32_t eq_id, sq_id2, sqcq, rq_id2, rqcq, irq1, i;
 	struct mana_fn_stats st;
 	struct mana_fn *fn;
@@ -574,6 +588,20 @@ static void test_mana(void)
 	gdma_put_le32(q, 1);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == GDMA_STATUS_BAD_ARG,
 	      "vPort 1 does not exist");
+
+	/* the vPort's TX: the devices' PD and doorbell page, nothing else */
+	q = mreq(MANA_CONFIG_VPORT_TX, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, 1);
+	gdma_put_le32(q + 12, 5);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_TX on an unallocated doorbell page refused");
+	gdma_put_le32(q + 8, 7);
+	gdma_put_le32(q + 12, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_TX with an unknown PD refused");
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "CONFIG_VPORT_TX");
 
 	/* WQ objects: SQ + CQ, RQ + CQ, under the EQ */
 	h1 = region(fn, M_SQ);
@@ -629,6 +657,8 @@ static void test_mana(void)
 	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ));
 	gdma_sge_encode(&rs, g(M_RQ) + 16);
 	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 32ULL << 32);
+	/* the CQ armed with the driver's head: one lap (64 CQEs) in, none read */
+	cq_arm(fn, mdb, rqcq, 64);
 	irq1 = irqs[1];
 	CHECK(mana_fn_rx(fn, frame, 60) == 0, "frame delivered");
 	CHECK(!memcmp(g(M_RXBUF), frame, 60), "frame in the RX buffer");
@@ -641,6 +671,19 @@ static void test_mana(void)
 	      gdma_get_le32(g(M_EQ)) == rqcq && irqs[1] == irq1 + 1,
 	      "EQE names the RQ's CQ, vector 1 raised");
 	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "WQE consumed");
+	/* the event disarmed the CQ: the next completion raises none ... */
+	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ) + 32);
+	gdma_sge_encode(&rs, g(M_RQ) + 48);
+	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 64ULL << 32);
+	CHECK(mana_fn_rx(fn, frame, 60) == 0 && irqs[1] == irq1 + 1 &&
+	      (gdma_get_le32(g(M_EQ) + 16 + 12) & 0xff) == 0,
+	      "unarmed CQ: CQE, no EQE");
+	/* ... until re-armed with the first one read: the second is pending */
+	cq_arm(fn, mdb, rqcq, 65);
+	CHECK(irqs[1] == irq1 + 2 && gdma_get_le32(g(M_EQ) + 16) == rqcq,
+	      "arming past a pending CQE raises its EQE at once");
+	cq_arm(fn, mdb, rqcq, 66);
+	CHECK(irqs[1] == irq1 + 2, "arming with nothing pending raises none");
 
 	/* TX: one SQ WQE with a 60-byte frame -> frame out, CQE_TX_OKAY */
 	memcpy(g(M_TXBUF), frame, 60);
@@ -649,6 +692,9 @@ static void test_mana(void)
 	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 32ULL << 32);
 	CHECK(last_frame_len == 60 && !memcmp(last_frame, frame, 60),
 	      "the guest's frame left the device");
+	last_frame_len = 0;
+	w64(fn, mdb + 4096 + GDMA_DB_OFF_SQ, sq_id2 | 64ULL << 32);
+	CHECK(last_frame_len == 0, "the SQ rung on another doorbell page: ignored");
 	c = g(M_SQCQ);
 	CHECK((gdma_get_le32(c) & 0x3f) == CQE_TX_OKAY &&
 	      (gdma_get_le32(c + 60) >> 24 & 1), "TX CQE: okay, is_sq");
@@ -661,11 +707,83 @@ static void test_mana(void)
 	      (gdma_get_le32(c + 64) & 0x3f) == CQE_TX_INVALID_OOB,
 	      "TX outside guest memory: error CQE, nothing sent");
 
+	/*
+	 * A user's frame: an MR over 64 bytes at page offset 0xfe0 (its
+	 * region lists two pages, the second sent on with ADD_PAGES), an SGE
+	 * with its lkey and virtual address: 60 bytes gathered across the
+	 * page boundary.
+	 */
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "CREATE_PD");
+	pd = gdma_get_le64(g(RESP_GPA) + 32);
+	q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+	gdma_put_le64(q, 64);
+	gdma_put_le32(q + 8, 0xfe0);
+	gdma_put_le32(q + 16, 2);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, M_MRBUF);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_MORE_ENTRIES,
+	      "CREATE_DMA_REGION with 1 of 2 pages: MORE_ENTRIES");
+	h1 = gdma_get_le64(g(RESP_GPA) + 32);
+	q = mreq(GDMA_DMA_REGION_ADD_PAGES, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, h1);
+	gdma_put_le32(q + 8, 1);
+	gdma_put_le64(q + 16, M_MRBUF + 0x1000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "ADD_PAGES completes it");
+	q = mreq(GDMA_CREATE_MR, GDMA_REQ_HDR_SIZE + 40, 48);
+	gdma_put_le64(q, pd);
+	gdma_put_le32(q + 8, 1);		/* GPA: not a user's */
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, MR_VA);
+	gdma_put_le32(q + 32, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_MR of a GPA MR refused");
+	gdma_put_le32(q + 8, GDMA_MR_TYPE_GVA);
+	gdma_put_le64(q, pd + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_MR in an unknown PD refused");
+	gdma_put_le64(q, pd);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == 0, "CREATE_MR (GVA)");
+	mr = gdma_get_le64(g(RESP_GPA) + 32);
+	lkey = gdma_get_le32(g(RESP_GPA) + 40);
+	CHECK(lkey != 0x11 && lkey == gdma_get_le32(g(RESP_GPA) + 44),
+	      "lkey = rkey, not the GPA key");
+	memcpy(g(M_MRBUF) + 0xfe0, frame, 32);
+	memcpy(g(M_MRBUF) + 0x1000, frame + 32, 28);
+	ts = (struct gdma_sge){ MR_VA + 4, lkey, 56 };
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 64);
+	gdma_sge_encode(&ts, g(M_SQ) + 80);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 96ULL << 32);
+	CHECK(last_frame_len == 56 && !memcmp(last_frame, frame + 4, 56) &&
+	      (gdma_get_le32(c + 128) & 0x3f) == CQE_TX_OKAY,
+	      "a frame gathered through the MR, across its pages");
+	ts = (struct gdma_sge){ MR_VA + 8, lkey, 60 };	/* 4 bytes past its end */
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 96);
+	gdma_sge_encode(&ts, g(M_SQ) + 112);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 128ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 192) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "an SGE past its MR's end: error CQE");
+	q = mreq(GDMA_DESTROY_MR, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, mr);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_MR");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_MR twice refused");
+	ts = (struct gdma_sge){ MR_VA, lkey, 60 };
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 128);
+	gdma_sge_encode(&ts, g(M_SQ) + 144);
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 160ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 256) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "the lkey of a destroyed MR: error CQE");
+
 	/* FENCE_RQ: CQE_RX_OBJECT_FENCE; an SQ cannot be fenced */
 	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
 	gdma_put_le64(q, rqobj);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
-	      (gdma_get_le32(g(M_RQCQ) + 64) & 0x3f) == CQE_RX_OBJECT_FENCE,
+	      (gdma_get_le32(g(M_RQCQ) + 128) & 0x3f) == CQE_RX_OBJECT_FENCE,
 	      "FENCE_RQ: fence CQE");
 	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
 	gdma_put_le64(q, sqobj);
@@ -680,8 +798,8 @@ static void test_mana(void)
 	      "destroyed twice refused");
 	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX object gone: dropped");
 	mana_fn_get_stats(fn, &st);
-	CHECK(st.rx_frames == 1 && st.rx_drops == 4 && st.tx_frames == 1,
-	      "counted: rx 1, drops 4, tx 1");
+	CHECK(st.rx_frames == 2 && st.rx_drops == 4 && st.tx_frames == 2,
+	      "counted: rx 2, drops 4, tx 2");
 	mana_fn_free(fn);
 	free(ram);
 }
@@ -911,6 +1029,21 @@ static void test_rnic(void)
 	gdma_put_le32(q + 8, 1);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == GDMA_STATUS_BAD_ARG,
 	      "the devices' page cannot be freed");
+
+	/* a region of 8 KiB pages (mana_ib's best page size): aligned only */
+	q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+	gdma_put_le64(q, 8192);
+	gdma_put_le32(q + 12, 1);		/* 4 KiB << 1 */
+	gdma_put_le32(q + 16, 1);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, RAM_BASE + 0x41000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "an 8 KiB page at a 4 KiB boundary refused");
+	gdma_put_le64(q + 24, RAM_BASE + 0x42000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "8 KiB pages");
+	gdma_put_le32(q + 12, GDMA_PAGE_TYPE_MAX + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "pages over 2 MiB refused");
 
 	/* PDs */
 	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);

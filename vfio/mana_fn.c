@@ -37,7 +37,7 @@
 
 #define MAX_QUEUES		256
 #define MAX_REGIONS		256
-#define MAX_REGION_PAGES	4096	/* 16 MiB of 4 KiB pages per region */
+#define MAX_REGION_PAGES	16384	/* 64 MiB of 4 KiB pages per region */
 #define HWC_QSIZE		4096	/* every HWC queue at bootstrap depth 1 */
 #define HWC_MSG_MAX		4096	/* HW_CHANNEL_MAX_{REQUEST,RESPONSE}_SIZE */
 #define HWC_DB			0	/* doorbell page of the HWC */
@@ -51,6 +51,9 @@
 #define MAX_PDS			64
 #define PD_HANDLE_BASE		0x5000000000000000ULL
 #define ADAPTER_HANDLE		0xAD00000000000001ULL	/* the one RDMA adapter */
+#define MAX_MRS			64
+#define MR_HANDLE_BASE		0x4D00000000000000ULL
+#define MR_KEY_BASE		0x1000	/* lkey = rkey = base + index */
 #define MAX_MACS		4
 #define MAX_GIDS		16	/* the kernel's gid_tbl_len */
 
@@ -58,9 +61,10 @@ struct dma_region {
 	bool used;
 	uint64_t handle;
 	uint64_t length;
-	uint32_t offset_in_page;
-	uint32_t page_count;
+	uint32_t offset_in_page;	/* of the first listed page */
+	uint32_t page_count;		/* 4 KiB pages */
 	uint32_t pages_added;
+	uint32_t span;			/* 4 KiB pages per listed page */
 	uint64_t *pages;
 };
 
@@ -76,6 +80,8 @@ struct queue {
 	uint64_t produced;	/* CQ/EQ: entries written */
 	uint32_t msix;		/* EQ */
 	uint32_t parent_eq;	/* CQ: EQ id, GDMA_CQ_NO_EQ for none */
+	uint32_t db;		/* the doorbell page that rings it */
+	bool armed;		/* CQ: its next CQE raises an EQE */
 };
 
 struct mana_fn {
@@ -93,11 +99,21 @@ struct mana_fn {
 		struct queue *wq, *cq;
 	} wqobj[MAX_WQOBJS];
 	uint64_t default_rxobj;		/* CONFIG_VPORT_RX's; 0: none */
+	uint32_t vport_db;		/* CONFIG_VPORT_TX's doorbell page */
 	bool rx_enabled;
 	bool registered;
 	bool ib_registered;		/* REGISTER_DEVICE of MANA_IB */
 	bool db_used[DB_PAGES];		/* user contexts' doorbell pages */
 	bool pd_used[MAX_PDS];		/* pd_id = PDID + 1 + index */
+	struct {			/* user MRs (CREATE_MR, GVA) */
+		bool used;
+		uint32_t pd;		/* index of its PD */
+		uint32_t access;
+		uint64_t va, length;
+		uint32_t offset;	/* of va in the first page */
+		uint64_t *pages;	/* 4 KiB pages, the region's */
+		uint32_t npages;
+	} mr[MAX_MRS];
 	struct {			/* the RDMA adapter (CREATE_ADAPTER) */
 		bool live;
 		uint32_t notify_eq;
@@ -328,6 +344,23 @@ static int eq_post1(struct mana_fn *fn, struct queue *eq, uint8_t type,
 	return eq_post(fn, eq, type, d);
 }
 
+/*
+ * An armed CQ's next completion raises one EQE on its EQ and disarms it;
+ * the driver re-arms with a CQ doorbell.  A CQ nobody arms (a user's CQ
+ * that is only polled) raises none, so no event names it after its owner
+ * forgot it.
+ */
+static int cq_event(struct mana_fn *fn, struct queue *cq)
+{
+	struct queue *eq;
+
+	if (!cq->armed)
+		return 0;
+	cq->armed = false;
+	eq = q_find(fn, GDMA_EQ, cq->parent_eq);
+	return eq ? eq_post1(fn, eq, GDMA_EQE_COMPLETION, cq->id) : 0;
+}
+
 static int cq_post(struct mana_fn *fn, struct queue *cq,
 		   const uint8_t data[GDMA_CQE_DATA_SIZE], uint32_t wq_num,
 		   bool is_sq)
@@ -340,7 +373,6 @@ static int cq_post(struct mana_fn *fn, struct queue *cq,
 	};
 	uint8_t wire[GDMA_CQE_SIZE];
 	uint8_t *p = q_ptr(fn, cq, slot * GDMA_CQE_SIZE, GDMA_CQE_SIZE);
-	struct queue *eq;
 
 	memcpy(c.data, data, GDMA_CQE_DATA_SIZE);
 	if (!p || gdma_cqe_encode(&c, wire)) {
@@ -352,10 +384,7 @@ static int cq_post(struct mana_fn *fn, struct queue *cq,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(p + GDMA_CQE_SIZE - 4, wire + GDMA_CQE_SIZE - 4, 4);
 	cq->produced++;
-	eq = q_find(fn, GDMA_EQ, cq->parent_eq);
-	if (eq)
-		return eq_post1(fn, eq, GDMA_EQE_COMPLETION, cq->id);
-	return 0;
+	return cq_event(fn, cq);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -379,11 +408,15 @@ static void hwc_destroy(struct mana_fn *fn)
 	fn->hwc_eq = fn->hwc_cq = fn->hwc_rq = fn->hwc_sq = NULL;
 	memset(fn->wqobj, 0, sizeof(fn->wqobj));
 	fn->default_rxobj = 0;
+	fn->vport_db = MANA_DB;		/* until CONFIG_VPORT_TX names one */
 	fn->rx_enabled = false;
 	fn->registered = false;
 	fn->ib_registered = false;
 	memset(fn->db_used, 0, sizeof(fn->db_used));
 	memset(fn->pd_used, 0, sizeof(fn->pd_used));
+	for (i = 0; i < MAX_MRS; i++)
+		free(fn->mr[i].pages);
+	memset(fn->mr, 0, sizeof(fn->mr));
 	memset(&fn->rnic, 0, sizeof(fn->rnic));
 }
 
@@ -426,6 +459,8 @@ static uint8_t smc_establish(struct mana_fn *fn)
 	}
 	fn->hwc_eq->msix = msix;
 	fn->hwc_cq->parent_eq = fn->hwc_eq->id;
+	/* the driver re-arms the HWC's CQ after each event, never first */
+	fn->hwc_cq->armed = true;
 	fn->st.hwc_established++;
 	fn_log("HWC established: EQ %#llx CQ %#llx RQ %#llx SQ %#llx, vector %u",
 	       (unsigned long long)pfn[0] << 12, (unsigned long long)pfn[1] << 12,
@@ -488,21 +523,27 @@ static struct dma_region *rg_find(struct mana_fn *fn, uint64_t handle)
 	return NULL;
 }
 
+/*
+ * Listed pages of 4 KiB << page_type, each aligned to its size, kept as
+ * the 4 KiB pages they cover (queues and MRs address those).
+ */
 static uint32_t rg_add_pages(struct dma_region *r, const uint8_t *list,
 			     uint32_t n)
 {
-	uint32_t i;
+	uint32_t i, j;
 
-	if (n > r->page_count - r->pages_added)
+	if (n > (r->page_count - r->pages_added) / r->span)
 		return GDMA_STATUS_BAD_ARG;
 	for (i = 0; i < n; i++) {
 		uint64_t a = gdma_get_le64(list + 8 * i);
 
-		if (a % MANA_PAGE_SIZE)
+		if (a % ((uint64_t)MANA_PAGE_SIZE * r->span))
 			return GDMA_STATUS_BAD_ARG;
-		r->pages[r->pages_added++] = a;
+		for (j = 0; j < r->span; j++)
+			r->pages[r->pages_added++] = a + (uint64_t)j * MANA_PAGE_SIZE;
 	}
-	return 0;
+	/* mana_ib sends a long list in parts and waits for this status */
+	return r->pages_added < r->page_count ? GDMA_STATUS_MORE_ENTRIES : 0;
 }
 
 static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
@@ -510,13 +551,16 @@ static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
 {
 	struct gdma_create_dma_region r;
 	struct dma_region *rg = NULL;
+	uint64_t pages4k;
 	uint32_t st;
 	int i;
 
 	if (gdma_create_dma_region_decode(req, len, &r))
 		return GDMA_STATUS_BAD_ARG;
-	if (r.page_count > MAX_REGION_PAGES || r.offset_in_page ||
-	    r.length > (uint64_t)r.page_count * MANA_PAGE_SIZE)
+	pages4k = (uint64_t)r.page_count << r.page_type;
+	if (pages4k > MAX_REGION_PAGES ||
+	    r.offset_in_page >= (uint64_t)MANA_PAGE_SIZE << r.page_type ||
+	    r.length + r.offset_in_page > pages4k * MANA_PAGE_SIZE)
 		return GDMA_STATUS_BAD_ARG;
 	for (i = 0; i < MAX_REGIONS && !rg; i++)
 		if (!fn->rg[i].used)
@@ -524,21 +568,23 @@ static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
 	if (!rg)
 		return GDMA_STATUS_NO_RESOURCE;
 	memset(rg, 0, sizeof(*rg));
-	rg->pages = calloc(r.page_count, sizeof(*rg->pages));
+	rg->pages = calloc(pages4k, sizeof(*rg->pages));
 	if (!rg->pages)
 		return GDMA_STATUS_NO_RESOURCE;
 	rg->used = true;
 	rg->handle = ++fn->next_region;
 	rg->length = r.length;
-	rg->page_count = r.page_count;
+	rg->offset_in_page = r.offset_in_page;
+	rg->page_count = (uint32_t)pages4k;
+	rg->span = 1U << r.page_type;
 	st = rg_add_pages(rg, r.pages, r.list_len);
-	if (st) {
+	if (st && st != GDMA_STATUS_MORE_ENTRIES) {
 		free(rg->pages);
 		memset(rg, 0, sizeof(*rg));
 		return st;
 	}
 	gdma_put_le64(resp + GDMA_RESP_HDR_SIZE, rg->handle);
-	return 0;
+	return st;
 }
 
 static uint32_t req_region_add_pages(struct mana_fn *fn, const uint8_t *req,
@@ -580,8 +626,8 @@ static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type
 	struct dma_region *rg = rg_find(fn, handle);
 	struct queue *q;
 
-	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
-	    !gdma_is_pow2(size) ||
+	if (!rg || rg->pages_added != rg->page_count || rg->offset_in_page ||
+	    size < MANA_PAGE_SIZE || !gdma_is_pow2(size) ||
 	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
 		return NULL;
 	q = q_alloc(fn, type);
@@ -612,6 +658,7 @@ static uint32_t req_create_queue(struct mana_fn *fn, const uint8_t *req,
 		return GDMA_STATUS_BAD_ARG;
 	q->msix = c.msix;
 	q->parent_eq = c.parent_eq;
+	q->db = c.doorbell;
 	gdma_put_le32(resp + GDMA_RESP_HDR_SIZE, q->id);
 	return 0;
 }
@@ -646,6 +693,19 @@ static uint32_t req_test_eqe(struct mana_fn *fn, const uint8_t *req,
 	return 0;
 }
 
+/* The devices' PD, or one CREATE_PD made */
+static bool pd_valid(const struct mana_fn *fn, uint32_t pdid)
+{
+	return pdid == PDID || (pdid > PDID && pdid - PDID - 1 < MAX_PDS &&
+				fn->pd_used[pdid - PDID - 1]);
+}
+
+/* The devices' doorbell page, or one ALLOCATE_RESOURCE_RANGE gave */
+static bool db_valid(const struct mana_fn *fn, uint32_t db)
+{
+	return db == MANA_DB || (db < DB_PAGES && fn->db_used[db]);
+}
+
 /* A WQ object: an SQ or RQ and its CQ, each over the region named. */
 static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 				 uint32_t len, uint8_t *r)
@@ -671,6 +731,7 @@ static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 		return GDMA_STATUS_BAD_ARG;
 	}
 	cq->parent_eq = w.cq_parent;
+	wq->db = cq->db = fn->vport_db;
 	fn->wqobj[i].wq = wq;
 	fn->wqobj[i].cq = cq;
 	fn->wqobj[i].handle = WQOBJ_HANDLE_BASE + (uint64_t)i;
@@ -764,8 +825,12 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		/* vport, pdid, doorbell page: answer the tx vPort offset */
 		if (resp_len < GDMA_RESP_HDR_SIZE + 4 ||
 		    len < GDMA_REQ_HDR_SIZE + 16 ||
-		    gdma_get_le64(q) != VPORT_HANDLE)
+		    gdma_get_le64(q) != VPORT_HANDLE ||
+		    !pd_valid(fn, gdma_get_le32(q + 8)) ||
+		    !db_valid(fn, gdma_get_le32(q + 12)))
 			return GDMA_STATUS_BAD_ARG;
+		/* the vPort's queues ring the page it was configured with */
+		fn->vport_db = gdma_get_le32(q + 12);
 		gdma_put_le16(r, 0);			/* tx_vport_offset */
 		r[2] = 1;				/* short_form_allowed */
 		return 0;
@@ -880,6 +945,61 @@ static uint32_t req_destroy_pd(struct mana_fn *fn, const uint8_t *req,
 	if (i >= MAX_PDS || !fn->pd_used[i])
 		return GDMA_STATUS_BAD_ARG;
 	fn->pd_used[i] = false;
+	return 0;
+}
+
+
+/*
+ * CREATE_MR of a user MR: a GVA MR over a complete region (which it takes
+ * over, as mana_ib forgets the handle) in a PD this function made.
+ */
+static uint32_t req_create_mr(struct mana_fn *fn, const uint8_t *req,
+			      uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct gdma_create_mr m;
+	struct dma_region *rg;
+	uint64_t pd;
+	uint32_t i;
+
+	if (gdma_create_mr_decode(req, len, &m) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 16 || m.mr_type != GDMA_MR_TYPE_GVA)
+		return GDMA_STATUS_BAD_ARG;
+	pd = m.pd_handle - PD_HANDLE_BASE;
+	rg = rg_find(fn, m.region);
+	if (pd >= MAX_PDS || !fn->pd_used[pd] || !rg ||
+	    rg->pages_added != rg->page_count || m.va + rg->length < m.va)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_MRS && fn->mr[i].used; i++)
+		;
+	if (i == MAX_MRS)
+		return GDMA_STATUS_NO_RESOURCE;
+	fn->mr[i].used = true;
+	fn->mr[i].pd = (uint32_t)pd;
+	fn->mr[i].access = m.access;
+	fn->mr[i].va = m.va;
+	fn->mr[i].length = rg->length;
+	fn->mr[i].offset = rg->offset_in_page;
+	fn->mr[i].pages = rg->pages;
+	fn->mr[i].npages = rg->page_count;
+	memset(rg, 0, sizeof(*rg));
+	gdma_put_le64(r, MR_HANDLE_BASE + i);
+	gdma_put_le32(r + 8, MR_KEY_BASE + i);
+	gdma_put_le32(r + 12, MR_KEY_BASE + i);
+	return 0;
+}
+
+static uint32_t req_destroy_mr(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len)
+{
+	uint64_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return GDMA_STATUS_BAD_ARG;
+	i = gdma_get_le64(req + GDMA_REQ_HDR_SIZE) - MR_HANDLE_BASE;
+	if (i >= MAX_MRS || !fn->mr[i].used)
+		return GDMA_STATUS_BAD_ARG;
+	free(fn->mr[i].pages);
+	memset(&fn->mr[i], 0, sizeof(fn->mr[i]));
 	return 0;
 }
 
@@ -1139,6 +1259,10 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		return req_create_pd(fn, req, len, r, resp_len);
 	case GDMA_DESTROY_PD:
 		return req_destroy_pd(fn, req, len);
+	case GDMA_CREATE_MR:
+		return req_create_mr(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_MR:
+		return req_destroy_mr(fn, req, len);
 	default:
 		if (h->msg_type >= 0x30000 && h->msg_type < 0x40000)
 			return rnic_request(fn, h, req, len, resp, resp_len);
@@ -1188,7 +1312,7 @@ static int hwc_request(struct mana_fn *fn, uint32_t off, uint32_t *wqe_size)
 		fn->st.unsupported++;
 		fn->st.last_unsupported = h.msg_type;
 		fn_log("HWC: request %#x unsupported", h.msg_type);
-	} else if (status) {
+	} else if (status && status != GDMA_STATUS_MORE_ENTRIES) {
 		fn_log("HWC: request %#x failed: status %#x", h.msg_type, status);
 	} else if (fn->ops.verbose) {
 		fn_log("HWC: request %#x (device %#x) ok", h.msg_type, h.dev_id);
@@ -1254,8 +1378,77 @@ static struct queue *wqobj_cq(struct mana_fn *fn, const struct queue *wq)
 }
 
 /*
+ * Host address of the start of [addr, addr + len) under memory key @key
+ * and in *n how many of its bytes follow contiguously: the kernel's GPA
+ * key names guest physical memory, an MR's lkey its virtual range (up to
+ * the end of a 4 KiB page at a time).  NULL when the key is unknown, the
+ * range leaves the MR or shared memory, or a write meets a read-only MR.
+ */
+static uint8_t *sge_piece(struct mana_fn *fn, uint32_t key, uint64_t addr,
+			  uint32_t len, bool write, uint32_t *n)
+{
+	uint64_t i = (uint64_t)key - MR_KEY_BASE, off;
+	uint8_t *p;
+
+	if (key == GPA_MKEY) {
+		*n = len;
+		p = fn->ops.dma(fn->ops.ctx, addr, len);
+	} else {
+		if (key < MR_KEY_BASE || i >= MAX_MRS || !fn->mr[i].used ||
+		    (write && !(fn->mr[i].access & GDMA_ACCESS_LOCAL_WRITE)) ||
+		    addr < fn->mr[i].va || addr - fn->mr[i].va > fn->mr[i].length ||
+		    len > fn->mr[i].length - (addr - fn->mr[i].va))
+			return NULL;
+		off = fn->mr[i].offset + (addr - fn->mr[i].va);
+		if (off / MANA_PAGE_SIZE >= fn->mr[i].npages)
+			return NULL;
+		*n = MANA_PAGE_SIZE - off % MANA_PAGE_SIZE;
+		if (*n > len)
+			*n = len;
+		p = fn->ops.dma(fn->ops.ctx, fn->mr[i].pages[off / MANA_PAGE_SIZE] +
+				off % MANA_PAGE_SIZE, *n);
+	}
+	if (!p)
+		fn->st.dma_faults++;
+	return p;
+}
+
+/* Copy @len bytes of an SGE's memory to @dst; -EFAULT if refused. */
+static int sge_read(struct mana_fn *fn, const struct gdma_sge *sge,
+		    uint8_t *dst, uint32_t len)
+{
+	uint32_t done = 0, n;
+	uint8_t *p;
+
+	for (; done < len; done += n) {
+		p = sge_piece(fn, sge->mkey, sge->addr + done, len - done, false, &n);
+		if (!p)
+			return -EFAULT;
+		memcpy(dst + done, p, n);
+	}
+	return 0;
+}
+
+/* ... and @len bytes of @src into it. */
+static int sge_write(struct mana_fn *fn, const struct gdma_sge *sge,
+		     const uint8_t *src, uint32_t len)
+{
+	uint32_t done = 0, n;
+	uint8_t *p;
+
+	for (; done < len; done += n) {
+		p = sge_piece(fn, sge->mkey, sge->addr + done, len - done, true, &n);
+		if (!p)
+			return -EFAULT;
+		memcpy(p, src + done, n);
+	}
+	return 0;
+}
+
+/*
  * Gather a frame from the WQE's SGEs (the kernel's: GPA key, one linear
- * part and page fragments); -EFAULT when an SGE leaves shared memory.
+ * part and page fragments; a user's: MR keys); -EFAULT when an SGE leaves
+ * its MR or shared memory.
  */
 static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
 		     const struct gdma_wqe_view *v, uint8_t *frame,
@@ -1265,17 +1458,12 @@ static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
 
 	for (i = 0; i < v->hdr.num_sge; i++) {
 		struct gdma_sge sge;
-		void *p;
 
 		gdma_wqe_view_sge(wqe, v, i, &sge);
-		if (sge.mkey != GPA_MKEY || sge.size > MANA_FN_MAX_FRAME - n)
+		if (sge.size > MANA_FN_MAX_FRAME - n)
 			return -EINVAL;
-		p = fn->ops.dma(fn->ops.ctx, sge.addr, sge.size);
-		if (!p) {
-			fn->st.dma_faults++;
+		if (sge_read(fn, &sge, frame + n, sge.size))
 			return -EFAULT;
-		}
-		memcpy(frame + n, p, sge.size);
 		n += sge.size;
 	}
 	*len = n;
@@ -1349,16 +1537,11 @@ int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len)
 	for (i = 0; i < v.hdr.num_sge && done < len; i++) {
 		struct gdma_sge sge;
 		uint32_t n;
-		void *p;
 
 		gdma_wqe_view_sge(wqe, &v, i, &sge);
 		n = len - done < sge.size ? len - done : sge.size;
-		p = sge.mkey == GPA_MKEY ? fn->ops.dma(fn->ops.ctx, sge.addr, n) : NULL;
-		if (!p) {
-			fn->st.dma_faults++;
+		if (sge_write(fn, &sge, frame + done, n))
 			break;
-		}
-		memcpy(p, frame + done, n);
 		done += n;
 	}
 	rq->consumer += v.size;
@@ -1405,10 +1588,11 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_SQ, db.id);
-		if (q && page == MANA_DB) {
+		if (q && page == q->db) {
 			mana_sq_ring(fn, q, db.tail);
 			return;
 		}
+		q = NULL;
 		break;
 	case GDMA_DB_RQ:
 		if (fn->hwc_rq && page == HWC_DB && db.id == fn->hwc_rq->id) {
@@ -1416,6 +1600,8 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_RQ, db.id);
+		if (q && page != q->db)
+			q = NULL;
 		break;
 	case GDMA_DB_EQ:
 		/*
@@ -1432,8 +1618,23 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 				fn->ops.irq(fn->ops.ctx, q->msix);
 		}
 		return;
+	case GDMA_DB_CQ:
+		/*
+		 * Arming with the driver's head (entries from one lap in,
+		 * modulo 8 laps, as for EQs): completions already past it
+		 * raise the event now, else the next one will.  Any page: the
+		 * kernel arms on its device's, a user on its context's.
+		 */
+		q = q_find(fn, GDMA_CQ, db.id);
+		if (q && db.arm) {
+			uint64_t n = q->size / GDMA_CQE_SIZE;
+
+			q->armed = true;
+			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail)
+				cq_event(fn, q);
+		}
+		return;
 	default:
-		/* CQ arming: every CQE posts its EQE anyway */
 		return;
 	}
 	if (!q) {

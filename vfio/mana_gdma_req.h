@@ -19,6 +19,7 @@
  * CMD_UNSUPPORTED (-EOPNOTSUPP in newer kernels; the value is theirs).
  * BAD_ARG and NO_RESOURCE are this model's own choice of nonzero. */
 #define GDMA_STATUS_CMD_UNSUPPORTED	0xFFFFFFFFU
+#define GDMA_STATUS_MORE_ENTRIES	0x00000105U	/* a region's list continues */
 #define GDMA_STATUS_BAD_ARG		0x00000001U
 #define GDMA_STATUS_NO_RESOURCE		0x00000002U
 
@@ -38,6 +39,8 @@ enum gdma_request_type {
 	GDMA_DESTROY_DMA_REGION = 27,
 	GDMA_CREATE_PD = 29,
 	GDMA_DESTROY_PD = 30,
+	GDMA_CREATE_MR = 31,
+	GDMA_DESTROY_MR = 32,
 };
 
 #define GDMA_RESOURCE_DOORBELL_PAGE	27
@@ -103,9 +106,11 @@ static inline void gdma_resp_hdr_encode(const struct gdma_req_hdr *h,
 }
 
 /* GDMA_CREATE_DMA_REGION: length, offset_in_page, page_type, count, list */
+#define GDMA_PAGE_TYPE_MAX	9	/* 4 KiB << 9 = 2 MiB, mana_ib's largest */
 struct gdma_create_dma_region {
 	uint64_t length;
 	uint32_t offset_in_page;
+	uint32_t page_type;	/* pages of 4 KiB << page_type */
 	uint32_t page_count;
 	uint32_t list_len;
 	const uint8_t *pages;	/* list_len little-endian u64 */
@@ -121,11 +126,12 @@ static inline int gdma_create_dma_region_decode(const uint8_t *b, uint32_t len,
 		return -EINVAL;
 	r.length = gdma_get_le64(p);
 	r.offset_in_page = gdma_get_le32(p + 8);
+	r.page_type = gdma_get_le32(p + 12);
 	r.page_count = gdma_get_le32(p + 16);
 	r.list_len = gdma_get_le32(p + 20);
 	r.pages = p + 24;
-	/* GDMA_PAGE_TYPE_4K only; no more pages listed than counted */
-	if (gdma_get_le32(p + 12) || !r.page_count || !r.length ||
+	/* 4 KiB .. 2 MiB pages; no more pages listed than counted */
+	if (r.page_type > GDMA_PAGE_TYPE_MAX || !r.page_count || !r.length ||
 	    r.list_len > r.page_count ||
 	    (uint64_t)r.list_len * 8 != len - GDMA_REQ_HDR_SIZE - 24)
 		return -EINVAL;
@@ -280,6 +286,42 @@ static inline int gdma_destroy_resource_range_decode(const uint8_t *b,
 	out->count = gdma_get_le32(p + 4);
 	out->alignment = 0;
 	out->first = gdma_get_le32(p + 8);
+	return 0;
+}
+
+/*
+ * GDMA_CREATE_MR (gdma_create_mr_request, 6.12): pd_handle, mr_type,
+ * reserved, then for GDMA_MR_TYPE_GVA (the one type 6.12 makes) the
+ * region, the virtual address the MR starts at and its access flags.
+ */
+#define GDMA_MR_TYPE_GVA	2
+#define GDMA_ACCESS_LOCAL_READ	(1U << 0)
+#define GDMA_ACCESS_LOCAL_WRITE	(1U << 1)
+#define GDMA_ACCESS_MASK	0x3FU	/* local/remote read/write, atomic, bind */
+struct gdma_create_mr {
+	uint64_t pd_handle;
+	uint32_t mr_type;
+	uint64_t region;
+	uint64_t va;
+	uint32_t access;
+};
+
+static inline int gdma_create_mr_decode(const uint8_t *b, uint32_t len,
+					struct gdma_create_mr *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	struct gdma_create_mr m;
+
+	if (len < GDMA_REQ_HDR_SIZE + 40)
+		return -EINVAL;
+	m.pd_handle = gdma_get_le64(p);
+	m.mr_type = gdma_get_le32(p + 8);
+	m.region = gdma_get_le64(p + 16);
+	m.va = gdma_get_le64(p + 24);
+	m.access = gdma_get_le32(p + 32);
+	if (m.access & ~GDMA_ACCESS_MASK)
+		return -EINVAL;
+	*out = m;
 	return 0;
 }
 
