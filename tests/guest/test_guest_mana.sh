@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill |
-#                                         verbs PROVIDER]
+#                                         verbs PROVIDER MANA_PKTGEN]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -36,7 +36,12 @@
 # with its runtime) as its only provider; `ibv_devinfo -v` on the real
 # mana_ib must load ours and show mana_0 as mana-vfio describes it (the
 # caps, port 1 ACTIVE, the GIDs), its user context costing one doorbell
-# page (ALLOCATE/DESTROY_RESOURCE_RANGE).
+# page (ALLOCATE/DESTROY_RESOURCE_RANGE).  Then, eth0 down (a raw QP
+# needs the vPort the netdev holds), MANA_PKTGEN (our manadv datapath on
+# our provider) loops 1000 frames through a raw QP and an RSS QP on the
+# real mana_ib: PD, MRs, CQs, CREATE_WQ_OBJ, CONFIG_VPORT_TX/RX with the
+# user's PD and doorbell page, WQEs and doorbells from userspace, frames
+# back through mana-vfio's loopback wire: all 1000 received, verified.
 #
 # With "kill": QEMU is killed (SIGKILL) once the driver has established the
 # HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
@@ -69,7 +74,8 @@ if [ "$MODE" = ping ]; then
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
 elif [ "$MODE" = verbs ]; then
-	export GUEST_PROVIDER=$4
+	export GUEST_PROVIDER=$4 GUEST_BINS=$5
+	WIRE=(--backend=loopback)
 elif [ "$MODE" = socket ]; then
 	EMU=$4
 	PKTGEN=$5
@@ -117,6 +123,10 @@ if [ -e /verbs ]; then
 	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
 	grep -v "^ *[0-9]*:" /tmp/ld
 	cat /tmp/devinfo
+	echo "== raw QP loopback"
+	ip link set eth0 down
+	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
+	echo "mana-pktgen exit $?"
 fi
 ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
 # the GID goes from the adapter when the core's GID cache drops it
@@ -215,6 +225,14 @@ if [ "$MODE" = kill ]; then
 		'HWC: request 0x16 \(device 0\) ok'
 	expect "... and freed at close" "$TMP/server.log" \
 		'HWC: request 0x18 \(device 0\) ok'
+	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
+		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
+	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
+	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
+	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
+	# every frame sent came back (the guest's own IPv6 ones too, if any)
+	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
+		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
 fi
 check "socket removed" test ! -e "$SOCK"
 	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
