@@ -171,10 +171,13 @@ static void gdma_request(const uint8_t *m, size_t size)
 	struct mana_ib_create_adapter ca;
 	struct mana_ib_config_addr ad;
 	struct gdma_create_mr mr;
+	struct mana_ib_create_cq cc;
+	struct mana_ib_create_rc_qp rq;
+	struct mana_ib_set_qp_state qs;
 	struct gdma_create_queue q;
 	struct mana_create_wqobj w;
 	struct gdma_req_hdr h;
-	uint64_t handle;
+	uint64_t handle, obj;
 
 	if (gdma_req_hdr_decode(m, len, &h))
 		return;
@@ -204,6 +207,16 @@ static void gdma_request(const uint8_t *m, size_t size)
 		FUZZ_CHECK(!(mr.access & ~GDMA_ACCESS_MASK));
 	if (!gdma_create_dma_region_decode(m, len, &r))
 		FUZZ_CHECK(r.page_type <= GDMA_PAGE_TYPE_MAX);
+	if (!mana_ib_create_cq_decode(m, len, &cc))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 24);
+	if (!mana_ib_adapter_obj_decode(m, len, &handle, &obj))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 16);
+	if (!mana_ib_create_rc_qp_decode(m, len, &rq))
+		FUZZ_CHECK(rq.flags == MANA_RC_FLAG_NO_FMR ?
+			   !rq.region[MANA_RC_QUEUE_FMR] :
+			   !rq.flags && rq.region[MANA_RC_QUEUE_FMR]);
+	if (!mana_ib_set_qp_state_decode(m, len, &qs))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 120);
 	if (!mana_ib_config_mac_decode(m, len, &ad))
 		FUZZ_CHECK(ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE);
 }

@@ -1023,6 +1023,11 @@ static void vfio_seeds(void)
 	};
 	/* CREATE_ADAPTER on EQ 1; ALLOCATE_RESOURCE_RANGE of a doorbell page */
 	static const uint8_t adapter[16] = { 1 };
+	/* CREATE_RC_QP: adapter, PD, CQs, regions 1 2 - 4 5, NO_FMR, page 2 */
+	static const uint8_t rcqp[120] = {
+		[7] = 0xad, [15] = 0x50, [23] = 0xc0, [31] = 0xc0,
+		[32] = 1, [40] = 2, [56] = 4, [64] = 5, [88] = 2, [96] = 2,
+	};
 	static const uint8_t range[16] = { 27, 0, 0, 0, 1, 0, 0, 0, 1 };
 	/* CREATE_MR: PD 0x50.., GVA, region 3, va 0x7f0000000fe0, local r/w */
 	static const uint8_t mr[40] = {
@@ -1054,6 +1059,7 @@ static void vfio_seeds(void)
 	gdma_req_seed("rnic-create-adapter", 0x30002, 3, adapter, sizeof(adapter));
 	gdma_req_seed("alloc-doorbell", 22, 0, range, sizeof(range));
 	gdma_req_seed("create-mr", 31, 0, mr, sizeof(mr));
+	gdma_req_seed("rnic-create-rc-qp", 0x3000a, 3, rcqp, sizeof(rcqp));
 }
 
 int main(int argc, char **argv)

@@ -347,7 +347,8 @@ static void hwc_send(struct mana_fn *fn, uint64_t db, uint32_t sq_off,
 	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_LARGE };
 	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct gdma_sge rs = { RESP_GPA, 0x11, 4096 }, ss = { req_gpa, 0x11, req_len };
-	uint8_t *rq = g(RQ_GPA) + rq_off, *sq = g(SQ_GPA) + sq_off;
+	/* the rings are 4 KiB; the doorbells carry free-running offsets */
+	uint8_t *rq = g(RQ_GPA) + rq_off % 4096, *sq = g(SQ_GPA) + sq_off % 4096;
 
 	memset(rq, 0, 32);
 	gdma_wqe_header_encode(&rh, GDMA_RQ, rq);
@@ -478,7 +479,7 @@ static void t_frame(void *ctx, const uint8_t *f, uint32_t len)
 static uint32_t hwc_call(struct mana_fn *fn, uint32_t len)
 {
 	memset(g(RESP_GPA), 0xee, 64);
-	hwc_send(fn, hwc_db, hwc_sq_off % 4096, hwc_rq_off % 4096, REQ_GPA, len);
+	hwc_send(fn, hwc_db, hwc_sq_off, hwc_rq_off, REQ_GPA, len);
 	hwc_sq_off += 64;
 	hwc_rq_off += 32;
 	return gdma_get_le32(g(RESP_GPA) + 24);
@@ -893,6 +894,97 @@ static void test_rnic_msgs(void)
 	      gdma_get_le32(b + 4) == 0 && b[72] == 0xee, "caps: 72 bytes, in order");
 }
 
+/* An RC QP's life as 6.12's mana_ib and our provider drive it. */
+static void rc_objects(struct mana_fn *fn, uint64_t adapter, uint32_t eq_id,
+		       uint32_t db)
+{
+	uint64_t pd, cqr, cq, qp, rg[5] = { 0 };
+	uint32_t ids[5], k;
+	uint8_t *q;
+
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "CREATE_PD");
+	pd = gdma_get_le64(g(RESP_GPA) + 32);
+	cqr = region(fn, RAM_BASE + 0x50000);
+	q = ibreq(MANA_IB_CREATE_CQ, GDMA_REQ_HDR_SIZE + 24, 48);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cqr);
+	gdma_put_le32(q + 16, eq_id);
+	gdma_put_le32(q + 20, 7);		/* no such doorbell page */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_CQ on an unallocated doorbell page refused");
+	gdma_put_le32(q + 20, db);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "MANA_IB_CREATE_CQ");
+	cq = gdma_get_le64(g(RESP_GPA) + 32);
+
+	for (k = 0; k < 5; k++)
+		if (k != 2)
+			rg[k] = region(fn, RAM_BASE + 0x51000 + 0x1000 * k);
+	q = ibreq(MANA_IB_CREATE_RC_QP, GDMA_REQ_HDR_SIZE + 120, 64);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, pd);
+	gdma_put_le64(q + 16, cq);
+	gdma_put_le64(q + 24, cq);
+	for (k = 0; k < 5; k++)
+		gdma_put_le64(q + 32 + 8 * k, rg[k]);
+	gdma_put_le32(q + 96, db);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_RC_QP without NO_FMR (and no FMR queue) refused");
+	gdma_put_le64(q + 88, MANA_RC_FLAG_NO_FMR);
+	gdma_put_le64(q + 16, cq + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_RC_QP with no such CQ refused");
+	gdma_put_le64(q + 16, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "MANA_IB_CREATE_RC_QP");
+	qp = gdma_get_le64(g(RESP_GPA) + 32);
+	for (k = 0; k < 5; k++)
+		ids[k] = gdma_get_le32(g(RESP_GPA) + 40 + 4 * k);
+	/* our provider's rule: groups of four, requester/responder pairs */
+	CHECK(ids[0] > 1 && !(ids[0] & 3) && ids[1] == ids[0] + 1 &&
+	      ids[4] > 1 && !(ids[4] & 3) && ids[3] == ids[4] + 1 &&
+	      ids[2] == 0xFFFFFFFFU && ids[4] <= 0xFFFFFF,
+	      "RC queue ids %#x %#x - %#x %#x", ids[0], ids[1], ids[3], ids[4]);
+
+	q = ibreq(MANA_IB_DESTROY_CQ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_CQ under a QP refused");
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_ADAPTER with objects left refused");
+
+	/* SET_QP_STATE: IB_QP_STATE to RTS; a state past ERR refused */
+	q = ibreq(MANA_IB_SET_QP_STATE, GDMA_REQ_HDR_SIZE + 120, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, qp);
+	gdma_put_le64(q + 16, 1);
+	gdma_put_le32(q + 24, 3);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "SET_QP_STATE RTS");
+	gdma_put_le32(q + 24, 7);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "SET_QP_STATE to state 7 refused");
+	gdma_put_le32(q + 24, 3);
+	gdma_put_le32(g(REQ_GPA) + 12, GDMA_REQ_HDR_SIZE + 119);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 119) == GDMA_STATUS_BAD_ARG,
+	      "a short SET_QP_STATE refused");
+
+	q = ibreq(MANA_IB_DESTROY_RC_QP, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, qp);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_RC_QP");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_RC_QP twice refused");
+	q = ibreq(MANA_IB_DESTROY_CQ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_CQ after its QP");
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_ADAPTER at last");
+}
+
 static void test_rnic(void)
 {
 	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL, false };
@@ -1068,10 +1160,12 @@ static void test_rnic(void)
 	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
 	gdma_put_le32(q, eq_id);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "a new adapter");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);
 	q = ibreq(0x3000c, GDMA_REQ_HDR_SIZE + 8, 32);
-	gdma_put_le64(q, gdma_get_le64(g(RESP_GPA) + 32));
+	gdma_put_le64(q, adapter);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_CMD_UNSUPPORTED,
 	      "unknown adapter request: CMD_UNSUPPORTED");
+	rc_objects(fn, adapter, eq_id, db2);
 	mana_fn_free(fn);
 	free(ram);
 }

@@ -54,6 +54,14 @@
 #define MAX_MRS			64
 #define MR_HANDLE_BASE		0x4D00000000000000ULL
 #define MR_KEY_BASE		0x1000	/* lkey = rkey = base + index */
+#define MAX_RNIC_CQS		64
+#define RNIC_CQ_HANDLE_BASE	0xC000000000000000ULL
+#define MAX_RC_QPS		64
+#define RC_QP_HANDLE_BASE	0xDC00000000000000ULL
+#define RC_SEND_BASE		0x400000U	/* RC queue ids, as mana-emu's */
+#define RC_RECV_BASE		0x800000U
+#define IB_QP_STATE		1ULL	/* attr_mask bit */
+#define IB_QPS_ERR		6
 #define MAX_MACS		4
 #define MAX_GIDS		16	/* the kernel's gid_tbl_len */
 
@@ -114,6 +122,16 @@ struct mana_fn {
 		uint64_t *pages;	/* 4 KiB pages, the region's */
 		uint32_t npages;
 	} mr[MAX_MRS];
+	struct {			/* the adapter's CQs (MANA_IB_CREATE_CQ) */
+		struct queue *q;	/* NULL: free */
+		uint32_t users;		/* RC QPs naming it */
+	} rcq[MAX_RNIC_CQS];
+	struct {			/* RC QPs (MANA_IB_CREATE_RC_QP) */
+		bool used;
+		struct queue *q[MANA_RC_QUEUES];	/* FMR's NULL */
+		uint32_t send_cq, recv_cq;	/* rcq[] indexes */
+		uint32_t state;			/* enum ib_qp_state */
+	} rcqp[MAX_RC_QPS];
 	struct {			/* the RDMA adapter (CREATE_ADAPTER) */
 		bool live;
 		uint32_t notify_eq;
@@ -418,6 +436,9 @@ static void hwc_destroy(struct mana_fn *fn)
 		free(fn->mr[i].pages);
 	memset(fn->mr, 0, sizeof(fn->mr));
 	memset(&fn->rnic, 0, sizeof(fn->rnic));
+	/* their queues went with every other above */
+	memset(fn->rcq, 0, sizeof(fn->rcq));
+	memset(fn->rcqp, 0, sizeof(fn->rcqp));
 }
 
 static void hwc_init_data(struct mana_fn *fn, uint32_t type, uint32_t value)
@@ -1122,6 +1143,208 @@ static uint32_t rnic_config_mac(struct mana_fn *fn,
 	return 0;
 }
 
+
+/* The largest power of two <= @len, at least a page: a queue's ring. */
+static uint32_t ring_size(uint64_t len)
+{
+	uint32_t s = MANA_PAGE_SIZE;
+
+	while ((uint64_t)s * 2 <= len && s < (1U << 30))
+		s *= 2;
+	return s;
+}
+
+/* Can region @handle become a queue (complete, no page offset)? */
+static bool region_queue_ok(struct mana_fn *fn, uint64_t handle)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+
+	return rg && rg->pages_added == rg->page_count && !rg->offset_in_page;
+}
+
+static struct queue *rnic_queue(struct mana_fn *fn, enum gdma_queue_type type,
+				uint64_t handle, uint32_t db)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+	struct queue *q;
+
+	q = rg ? q_from_region(fn, type, handle, ring_size(rg->length)) : NULL;
+	if (q)
+		q->db = db;
+	return q;
+}
+
+/*
+ * MANA_IB_CREATE_CQ: a CQ over the region (its ring the largest power of
+ * two the region holds), raising its events on the EQ named, armed from
+ * the user's doorbell page.
+ */
+static uint32_t rnic_create_cq(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct mana_ib_create_cq c;
+	struct queue *q;
+	uint32_t i;
+
+	if (mana_ib_create_cq_decode(req, len, &c) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 16 ||
+	    !q_find(fn, GDMA_EQ, c.eq_id) || !db_valid(fn, c.doorbell) ||
+	    !region_queue_ok(fn, c.region))
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_RNIC_CQS && fn->rcq[i].q; i++)
+		;
+	if (i == MAX_RNIC_CQS)
+		return GDMA_STATUS_NO_RESOURCE;
+	q = rnic_queue(fn, GDMA_CQ, c.region, c.doorbell);
+	if (!q)
+		return GDMA_STATUS_NO_RESOURCE;
+	q->parent_eq = c.eq_id;
+	fn->rcq[i].q = q;
+	fn->rcq[i].users = 0;
+	gdma_put_le64(r, RNIC_CQ_HANDLE_BASE + i);
+	gdma_put_le32(r + 8, q->id);
+	return 0;
+}
+
+static int rnic_cq_index(const struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - RNIC_CQ_HANDLE_BASE;
+
+	return handle >= RNIC_CQ_HANDLE_BASE && i < MAX_RNIC_CQS &&
+	       fn->rcq[i].q ? (int)i : -1;
+}
+
+static uint32_t rnic_destroy_cq(struct mana_fn *fn, uint64_t handle)
+{
+	int i = rnic_cq_index(fn, handle);
+
+	/* the kernel destroys a QP before its CQs */
+	if (i < 0 || fn->rcq[i].users)
+		return GDMA_STATUS_BAD_ARG;
+	q_free(fn->rcq[i].q);
+	fn->rcq[i].q = NULL;
+	return 0;
+}
+
+/*
+ * MANA_IB_CREATE_RC_QP: four queues (requester and responder SQ and RQ;
+ * the FMR queue a user's QP has not), each over its region.  The QP
+ * number 6.12 reports is the responder RQ's id.  The RC transport itself
+ * (RoCEv2 on the wire) is not modelled: WQEs wait in the queues.
+ */
+static uint32_t rnic_create_rc_qp(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	static const enum gdma_queue_type type[MANA_RC_QUEUES] = {
+		GDMA_SQ, GDMA_SQ, GDMA_SQ, GDMA_RQ, GDMA_RQ,
+	};
+	/*
+	 * The ids come in groups of four, as our provider checks (and
+	 * mana-emu makes them): requester SQ 4k, responder SQ 4k + 1,
+	 * responder RQ 4k', requester RQ 4k' + 1; the QP number is the
+	 * responder RQ's.  Both ranges lie above every Ethernet queue id.
+	 */
+	static const uint32_t rc_base[MANA_RC_QUEUES] = {
+		RC_SEND_BASE, RC_SEND_BASE, 0, RC_RECV_BASE, RC_RECV_BASE,
+	};
+	static const uint32_t rc_low[MANA_RC_QUEUES] = { 0, 1, 0, 1, 0 };
+	struct mana_ib_create_rc_qp c;
+	uint64_t pd;
+	int scq, rcq;
+	uint32_t i, k;
+
+	/* a user's QP (6.12 makes no other): no FMR queue */
+	if (mana_ib_create_rc_qp_decode(req, len, &c) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 32 || !db_valid(fn, c.doorbell) ||
+	    c.flags != MANA_RC_FLAG_NO_FMR)
+		return GDMA_STATUS_BAD_ARG;
+	pd = c.pd - PD_HANDLE_BASE;
+	scq = rnic_cq_index(fn, c.send_cq);
+	rcq = rnic_cq_index(fn, c.recv_cq);
+	if (pd >= MAX_PDS || !fn->pd_used[pd] || scq < 0 || rcq < 0)
+		return GDMA_STATUS_BAD_ARG;
+	for (k = 0; k < MANA_RC_QUEUES; k++)
+		if (k != MANA_RC_QUEUE_FMR && !region_queue_ok(fn, c.region[k]))
+			return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_RC_QPS && fn->rcqp[i].used; i++)
+		;
+	if (i == MAX_RC_QPS)
+		return GDMA_STATUS_NO_RESOURCE;
+	memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+	for (k = 0; k < MANA_RC_QUEUES; k++) {
+		if (k == MANA_RC_QUEUE_FMR) {
+			gdma_put_le32(r + 8 + 4 * k, 0xFFFFFFFFU);
+			continue;
+		}
+		fn->rcqp[i].q[k] = rnic_queue(fn, type[k], c.region[k], c.doorbell);
+		if (!fn->rcqp[i].q[k]) {
+			while (k--)
+				if (fn->rcqp[i].q[k])
+					q_free(fn->rcqp[i].q[k]);
+			memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+			return GDMA_STATUS_NO_RESOURCE;
+		}
+		fn->rcqp[i].q[k]->id = rc_base[k] + 4 * (i + 1) + rc_low[k];
+		gdma_put_le32(r + 8 + 4 * k, fn->rcqp[i].q[k]->id);
+	}
+	fn->rcqp[i].used = true;
+	fn->rcqp[i].send_cq = (uint32_t)scq;
+	fn->rcqp[i].recv_cq = (uint32_t)rcq;
+	fn->rcq[scq].users++;
+	fn->rcq[rcq].users++;
+	gdma_put_le64(r, RC_QP_HANDLE_BASE + i);
+	return 0;
+}
+
+static int rc_qp_index(const struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - RC_QP_HANDLE_BASE;
+
+	return handle >= RC_QP_HANDLE_BASE && i < MAX_RC_QPS &&
+	       fn->rcqp[i].used ? (int)i : -1;
+}
+
+static uint32_t rnic_destroy_rc_qp(struct mana_fn *fn, uint64_t handle)
+{
+	int i = rc_qp_index(fn, handle);
+	uint32_t k;
+
+	if (i < 0)
+		return GDMA_STATUS_BAD_ARG;
+	for (k = 0; k < MANA_RC_QUEUES; k++)
+		if (fn->rcqp[i].q[k])
+			q_free(fn->rcqp[i].q[k]);
+	fn->rcq[fn->rcqp[i].send_cq].users--;
+	fn->rcq[fn->rcqp[i].recv_cq].users--;
+	memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+	return 0;
+}
+
+/*
+ * MANA_IB_SET_QP_STATE: the state is kept (the core checked the
+ * transition before the driver sent it); the rest of the attributes would
+ * drive the RC transport, which is not modelled.
+ */
+static uint32_t rnic_set_qp_state(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len)
+{
+	struct mana_ib_set_qp_state st;
+	int i;
+
+	if (mana_ib_set_qp_state_decode(req, len, &st))
+		return GDMA_STATUS_BAD_ARG;
+	i = rc_qp_index(fn, st.qp);
+	if (i < 0 || ((st.attr_mask & IB_QP_STATE) && st.state > IB_QPS_ERR))
+		return GDMA_STATUS_BAD_ARG;
+	if (st.attr_mask & IB_QP_STATE) {
+		fn->rcqp[i].state = st.state;
+		if (fn->ops.verbose)
+			fn_log("RNIC: QP %#x -> state %u (dest QP %#x)",
+			       fn->rcqp[i].q[4]->id, st.state, st.dest_qpn);
+	}
+	return 0;
+}
+
 static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			     const uint8_t *req, uint32_t len, uint8_t *resp,
 			     uint32_t resp_len)
@@ -1129,7 +1352,8 @@ static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
 	struct mana_ib_create_adapter ca;
 	struct mana_ib_config_addr a;
-	uint64_t adapter;
+	uint64_t adapter, obj;
+	int i;
 
 	if (!fn->ib_registered || h->dev_id != GDMA_DEVICE_MANA_IB)
 		return GDMA_STATUS_BAD_ARG;
@@ -1158,6 +1382,9 @@ static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		return GDMA_STATUS_BAD_ARG;
 	switch (h->msg_type) {
 	case MANA_IB_DESTROY_ADAPTER:
+		for (i = 0; i < MAX_RNIC_CQS; i++)
+			if (fn->rcq[i].q)
+				return GDMA_STATUS_BAD_ARG;	/* objects first */
 		/* its addresses go with it */
 		memset(&fn->rnic, 0, sizeof(fn->rnic));
 		fn->st.rnic_gids = fn->st.rnic_macs = 0;
@@ -1170,6 +1397,20 @@ static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		if (mana_ib_config_mac_decode(req, len, &a))
 			return GDMA_STATUS_BAD_ARG;
 		return rnic_config_mac(fn, &a);
+	case MANA_IB_CREATE_CQ:
+		return rnic_create_cq(fn, req, len, r, resp_len);
+	case MANA_IB_DESTROY_CQ:
+		if (mana_ib_adapter_obj_decode(req, len, &adapter, &obj))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_destroy_cq(fn, obj);
+	case MANA_IB_CREATE_RC_QP:
+		return rnic_create_rc_qp(fn, req, len, r, resp_len);
+	case MANA_IB_DESTROY_RC_QP:
+		if (mana_ib_adapter_obj_decode(req, len, &adapter, &obj))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_destroy_rc_qp(fn, obj);
+	case MANA_IB_SET_QP_STATE:
+		return rnic_set_qp_state(fn, req, len);
 	default:
 		return GDMA_STATUS_CMD_UNSUPPORTED;
 	}

@@ -464,4 +464,113 @@ static inline int mana_ib_config_mac_decode(const uint8_t *b, uint32_t len,
 	return 0;
 }
 
+/* mana_rnic_create_cq_req: adapter, gdma_region, eq_id, doorbell_page */
+struct mana_ib_create_cq {
+	uint64_t adapter;
+	uint64_t region;
+	uint32_t eq_id;
+	uint32_t doorbell;
+};
+
+static inline int mana_ib_create_cq_decode(const uint8_t *b, uint32_t len,
+					   struct mana_ib_create_cq *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	if (len < GDMA_REQ_HDR_SIZE + 24)
+		return -EINVAL;
+	out->adapter = gdma_get_le64(p);
+	out->region = gdma_get_le64(p + 8);
+	out->eq_id = gdma_get_le32(p + 16);
+	out->doorbell = gdma_get_le32(p + 20);
+	return 0;
+}
+
+/* Requests naming the adapter and one object: DESTROY_CQ, DESTROY_RC_QP */
+static inline int mana_ib_adapter_obj_decode(const uint8_t *b, uint32_t len,
+					     uint64_t *adapter, uint64_t *obj)
+{
+	if (len < GDMA_REQ_HDR_SIZE + 16)
+		return -EINVAL;
+	*adapter = gdma_get_le64(b + GDMA_REQ_HDR_SIZE);
+	*obj = gdma_get_le64(b + GDMA_REQ_HDR_SIZE + 8);
+	return 0;
+}
+
+/*
+ * mana_rnic_create_qp_req (RC): adapter, pd, send and receive CQ handles,
+ * the regions of the five queues in enum mana_rc_queue_type order (the
+ * third, SEND_QUEUE_FMR, is 0 = GDMA_INVALID_DMA_REGION for a user's QP,
+ * which says so with MANA_RC_FLAG_NO_FMR), two deprecated u64, flags,
+ * doorbell page, max_send/recv_wr, max_send/recv_sge, reserved.
+ */
+#define MANA_RC_QUEUES		5
+#define MANA_RC_QUEUE_FMR	2
+#define MANA_RC_FLAG_NO_FMR	2ULL
+struct mana_ib_create_rc_qp {
+	uint64_t adapter, pd, send_cq, recv_cq;
+	uint64_t region[MANA_RC_QUEUES];
+	uint64_t flags;
+	uint32_t doorbell;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+};
+
+static inline int mana_ib_create_rc_qp_decode(const uint8_t *b, uint32_t len,
+					      struct mana_ib_create_rc_qp *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	struct mana_ib_create_rc_qp q;
+	unsigned int i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 120)
+		return -EINVAL;
+	q.adapter = gdma_get_le64(p);
+	q.pd = gdma_get_le64(p + 8);
+	q.send_cq = gdma_get_le64(p + 16);
+	q.recv_cq = gdma_get_le64(p + 24);
+	for (i = 0; i < MANA_RC_QUEUES; i++)
+		q.region[i] = gdma_get_le64(p + 32 + 8 * i);
+	q.flags = gdma_get_le64(p + 88);
+	q.doorbell = gdma_get_le32(p + 96);
+	q.max_send_wr = gdma_get_le32(p + 100);
+	q.max_recv_wr = gdma_get_le32(p + 104);
+	q.max_send_sge = gdma_get_le32(p + 108);
+	q.max_recv_sge = gdma_get_le32(p + 112);
+	/* the FMR queue's region and the NO_FMR flag go together */
+	if ((q.flags & ~MANA_RC_FLAG_NO_FMR) ||
+	    !(q.flags & MANA_RC_FLAG_NO_FMR) != !!q.region[MANA_RC_QUEUE_FMR])
+		return -EINVAL;
+	*out = q;
+	return 0;
+}
+
+/*
+ * mana_rnic_set_qp_state_req: adapter, qp, attr_mask, then the ib_qp_attr
+ * fields 6.12 copies (state, path_mtu, PSNs, dest_qpn, ...) and the
+ * address vector; the fields the model keeps.
+ */
+struct mana_ib_set_qp_state {
+	uint64_t adapter, qp, attr_mask;
+	uint32_t state, path_mtu, rq_psn, sq_psn, dest_qpn;
+};
+
+static inline int mana_ib_set_qp_state_decode(const uint8_t *b, uint32_t len,
+					      struct mana_ib_set_qp_state *out)
+{
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+
+	/* 64 bytes of fields, then the 56-byte mana_ib_ah_attr */
+	if (len < GDMA_REQ_HDR_SIZE + 64 + 56)
+		return -EINVAL;
+	out->adapter = gdma_get_le64(p);
+	out->qp = gdma_get_le64(p + 8);
+	out->attr_mask = gdma_get_le64(p + 16);
+	out->state = gdma_get_le32(p + 24);
+	out->path_mtu = gdma_get_le32(p + 28);
+	out->rq_psn = gdma_get_le32(p + 32);
+	out->sq_psn = gdma_get_le32(p + 36);
+	out->dest_qpn = gdma_get_le32(p + 40);
+	return 0;
+}
+
 #endif /* MANA_VFIO_GDMA_REQ_H */

@@ -36,7 +36,10 @@
 # with its runtime) as its only provider; `ibv_devinfo -v` on the real
 # mana_ib must load ours and show mana_0 as mana-vfio describes it (the
 # caps, port 1 ACTIVE, the GIDs), its user context costing one doorbell
-# page (ALLOCATE/DESTROY_RESOURCE_RANGE).  Then, eth0 down (a raw QP
+# page (ALLOCATE/DESTROY_RESOURCE_RANGE).  Two trixie ibv_rc_pingpong
+# (over lo, GID 1) make RC QPs through our provider (MANA_IB_CREATE_CQ,
+# CREATE_RC_QP) and connect them to RTS (SET_QP_STATE); mana-vfio has no
+# RC transport yet, so the ping-pong is cut off by a timeout.  Then, eth0 down (a raw QP
 # needs the vPort the netdev holds), MANA_PKTGEN (our manadv datapath on
 # our provider) loops 1000 frames through a raw QP and an RSS QP on the
 # real mana_ib: PD, MRs, CQs, CREATE_WQ_OBJ, CONFIG_VPORT_TX/RX with the
@@ -74,7 +77,8 @@ if [ "$MODE" = ping ]; then
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
 elif [ "$MODE" = verbs ]; then
-	export GUEST_PROVIDER=$4 GUEST_BINS=$5
+	# trixie's ibv_rc_pingpong, our mana-pktgen
+	export GUEST_PROVIDER=$4 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong $5"
 	WIRE=(--backend=loopback)
 elif [ "$MODE" = socket ]; then
 	EMU=$4
@@ -113,20 +117,28 @@ if [ -e /ping ]; then
 	ping -c 3 -W 5 10.77.0.1
 fi
 if [ -e /verbs ]; then
-	# an ASan build's provider needs its runtime first
+	# an ASan build's provider needs its runtime first (busybox is static)
 	asan=/usr/lib/x86_64-linux-gnu/libasan.so.8
 	[ -e $asan ] && export LD_PRELOAD=$asan
 	echo "== ibv_devinfo -v"
 	LD_DEBUG=files ibv_devinfo -v >/tmp/devinfo 2>/tmp/ld
 	echo "ibv_devinfo exit $?"
-	unset LD_PRELOAD
 	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
 	grep -v "^ *[0-9]*:" /tmp/ld
 	cat /tmp/devinfo
+	# RC: two QPs over lo, connected INIT -> RTR -> RTS on GID 1; no RC
+	# transport in mana-vfio, so the ping-pong itself waits: time-bounded
+	echo "== ibv_rc_pingpong"
+	ip link set lo up
+	timeout 5 ibv_rc_pingpong -d mana_0 -g 1 -n 1 >/dev/null 2>&1 &
+	sleep 1
+	timeout 3 ibv_rc_pingpong -d mana_0 -g 1 -n 1 127.0.0.1
+	wait
 	echo "== raw QP loopback"
 	ip link set eth0 down
 	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
 	echo "mana-pktgen exit $?"
+	unset LD_PRELOAD
 fi
 ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
 # the GID goes from the adapter when the core's GID cache drops it
@@ -225,6 +237,12 @@ if [ "$MODE" = kill ]; then
 		'HWC: request 0x16 \(device 0\) ok'
 	expect "... and freed at close" "$TMP/server.log" \
 		'HWC: request 0x18 \(device 0\) ok'
+	expect "RC QPs made, connected" "$TMP/console.log" \
+		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
+	expect_not "no RC create or modify failed" "$TMP/console.log" \
+		"Couldn't|Failed to modify"
+	check "both RC QPs reached RTS" test \
+		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
 	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
 		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
 	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
