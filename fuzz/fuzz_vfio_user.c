@@ -12,12 +12,17 @@
  *      writes, the device touches guest memory only through the DMA
  *      callback, which allows only RAM (ASan sees anything else), and
  *      never crashes.
+ *   2: one HWC request as a guest's driver would send it, given straight
+ *      to mana_gdma_req.h's decoders: an accepted header's size is the
+ *      message's, accepted lists and addresses stay inside it, and the
+ *      adapter's address decoders accept only the ops and types 6.12 sends.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz_check.h"
 #include "vfio/mana_fn.h"
+#include "vfio/mana_gdma_req.h"
 #include "vfio/vfio_user.h"
 
 #define RAM_BASE	0x100000ULL
@@ -157,6 +162,65 @@ static void device(const uint8_t *d, size_t len)
 	mana_fn_free(fn);
 }
 
+static void gdma_request(const uint8_t *m, size_t size)
+{
+	uint32_t len = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	struct gdma_create_dma_region r;
+	struct gdma_region_add_pages a;
+	struct gdma_resource_range rr;
+	struct mana_ib_create_adapter ca;
+	struct mana_ib_config_addr ad;
+	struct gdma_create_mr mr;
+	struct mana_ib_create_cq cc;
+	struct mana_ib_create_rc_qp rq;
+	struct mana_ib_set_qp_state qs;
+	struct gdma_create_queue q;
+	struct mana_create_wqobj w;
+	struct gdma_req_hdr h;
+	uint64_t handle, obj;
+
+	if (gdma_req_hdr_decode(m, len, &h))
+		return;
+	FUZZ_CHECK(h.req_size == len && h.resp_size >= GDMA_RESP_HDR_SIZE);
+	if (!gdma_create_dma_region_decode(m, len, &r))
+		FUZZ_CHECK(r.pages + 8 * (size_t)r.list_len == m + len &&
+			   r.list_len <= r.page_count);
+	if (!gdma_region_add_pages_decode(m, len, &a))
+		FUZZ_CHECK(a.pages + 8 * (size_t)a.list_len == m + len);
+	if (!gdma_create_queue_decode(m, len, &q))
+		FUZZ_CHECK(q.type >= GDMA_SQ && q.type <= GDMA_EQ);
+	if (!mana_create_wqobj_decode(m, len, &w))
+		FUZZ_CHECK(w.wq_type == GDMA_SQ || w.wq_type == GDMA_RQ);
+	if (!gdma_alloc_resource_range_decode(m, len, &rr))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 16);
+	if (!gdma_destroy_resource_range_decode(m, len, &rr))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 12);
+	if (!mana_ib_create_adapter_decode(m, len, &ca))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 16);
+	if (!mana_ib_adapter_decode(m, len, &handle))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 8);
+	if (!mana_ib_config_ip_decode(m, len, &ad))
+		FUZZ_CHECK((ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE) &&
+			   (ad.sgid_type == MANA_IB_SGID_IPV4 ||
+			    ad.sgid_type == MANA_IB_SGID_IPV6));
+	if (!gdma_create_mr_decode(m, len, &mr))
+		FUZZ_CHECK(!(mr.access & ~GDMA_ACCESS_MASK));
+	if (!gdma_create_dma_region_decode(m, len, &r))
+		FUZZ_CHECK(r.page_type <= GDMA_PAGE_TYPE_MAX);
+	if (!mana_ib_create_cq_decode(m, len, &cc))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 24);
+	if (!mana_ib_adapter_obj_decode(m, len, &handle, &obj))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 16);
+	if (!mana_ib_create_rc_qp_decode(m, len, &rq))
+		FUZZ_CHECK(rq.flags == MANA_RC_FLAG_NO_FMR ?
+			   !rq.region[MANA_RC_QUEUE_FMR] :
+			   !rq.flags && rq.region[MANA_RC_QUEUE_FMR]);
+	if (!mana_ib_set_qp_state_decode(m, len, &qs))
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 120);
+	if (!mana_ib_config_mac_decode(m, len, &ad))
+		FUZZ_CHECK(ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
@@ -165,5 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		message(data + 1, size - 1);
 	else if (data[0] == 1)
 		device(data + 1, size - 1);
+	else if (data[0] == 2)
+		gdma_request(data + 1, size - 1);
 	return 0;
 }

@@ -994,8 +994,46 @@ static void vfio_device_seed(void)
 	free(b);
 }
 
+/* An HWC request for the decoders (harness mode 2): header, then body. */
+static void gdma_req_seed(const char *name, uint32_t type, uint32_t dev,
+			  const uint8_t *body, uint32_t n)
+{
+	struct buf b = { .n = 0 };
+	uint8_t h[40] = { 0 };
+
+	gdma_put_le32(h + 4, type);
+	gdma_put_le16(h + 8, 1);
+	gdma_put_le32(h + 12, 40 + n);
+	gdma_put_le32(h + 20, type);
+	gdma_put_le16(h + 24, 1);
+	gdma_put_le32(h + 28, 64);
+	gdma_put_le32(h + 32, dev);
+	put8(&b, 2);			/* harness mode: an HWC request */
+	put(&b, h, 40);
+	put(&b, body, n);
+	save("vfio_user", name, b.b, b.n);
+}
+
 static void vfio_seeds(void)
 {
+	/* mana_ib's CONFIG_IP_ADDR of ::ffff:10.0.0.2, written reversed */
+	static const uint8_t ip[32] = {
+		1, 0, 0, 0, 0, 0, 0, 0xad, 1, 0, 0, 0, 1, 0, 0, 0,
+		2, 0, 0, 10, 0xff, 0xff,
+	};
+	/* CREATE_ADAPTER on EQ 1; ALLOCATE_RESOURCE_RANGE of a doorbell page */
+	static const uint8_t adapter[16] = { 1 };
+	/* CREATE_RC_QP: adapter, PD, CQs, regions 1 2 - 4 5, NO_FMR, page 2 */
+	static const uint8_t rcqp[120] = {
+		[7] = 0xad, [15] = 0x50, [23] = 0xc0, [31] = 0xc0,
+		[32] = 1, [40] = 2, [56] = 4, [64] = 5, [88] = 2, [96] = 2,
+	};
+	static const uint8_t range[16] = { 27, 0, 0, 0, 1, 0, 0, 0, 1 };
+	/* CREATE_MR: PD 0x50.., GVA, region 3, va 0x7f0000000fe0, local r/w */
+	static const uint8_t mr[40] = {
+		[7] = 0x50, [8] = 2, [16] = 3,
+		[24] = 0xe0, 0x0f, 0, 0, 0, 0x7f, [32] = 3,
+	};
 	static const char ver[] = "\0\0\1\0{\"capabilities\":{\"max_msg_fds\":16}}";
 	uint8_t p[32] = { 0 };
 
@@ -1017,6 +1055,11 @@ static void vfio_seeds(void)
 	p[12] = 8;
 	vfu_msg("region-write", 10, p, 24);
 	vfio_device_seed();
+	gdma_req_seed("rnic-config-ip", 0x30004, 3, ip, sizeof(ip));
+	gdma_req_seed("rnic-create-adapter", 0x30002, 3, adapter, sizeof(adapter));
+	gdma_req_seed("alloc-doorbell", 22, 0, range, sizeof(range));
+	gdma_req_seed("create-mr", 31, 0, mr, sizeof(mr));
+	gdma_req_seed("rnic-create-rc-qp", 0x3000a, 3, rcqp, sizeof(rcqp));
 }
 
 int main(int argc, char **argv)

@@ -347,7 +347,8 @@ static void hwc_send(struct mana_fn *fn, uint64_t db, uint32_t sq_off,
 	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_LARGE };
 	struct gdma_wqe_header rh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct gdma_sge rs = { RESP_GPA, 0x11, 4096 }, ss = { req_gpa, 0x11, req_len };
-	uint8_t *rq = g(RQ_GPA) + rq_off, *sq = g(SQ_GPA) + sq_off;
+	/* the rings are 4 KiB; the doorbells carry free-running offsets */
+	uint8_t *rq = g(RQ_GPA) + rq_off % 4096, *sq = g(SQ_GPA) + sq_off % 4096;
 
 	memset(rq, 0, 32);
 	gdma_wqe_header_encode(&rh, GDMA_RQ, rq);
@@ -432,13 +433,13 @@ static void test_function(void)
 
 	/* an unknown request: CMD_UNSUPPORTED, counted, channel still alive */
 	memset(g(RESP_GPA), 0, 64);
-	req_hdr(g(REQ_GPA), 0x30001, 48, 64, GDMA_DEVICE_MANA_IB);
+	req_hdr(g(REQ_GPA), 0x99, 48, 64, GDMA_DEVICE_HWC);
 	hwc_send(fn, db, 64, 32, REQ_GPA, 48);
 	CHECK(gdma_get_le32(g(RESP_GPA) + 24) == GDMA_STATUS_CMD_UNSUPPORTED,
 	      "unknown request: CMD_UNSUPPORTED");
 	mana_fn_get_stats(fn, &st);
 	CHECK(st.requests == 2 && st.unsupported == 1 &&
-	      st.last_unsupported == 0x30001, "counted");
+	      st.last_unsupported == 0x99, "counted");
 
 	/* a request buffer outside guest memory: refused, nothing written */
 	memset(g(RESP_GPA), 0, 64);
@@ -478,7 +479,7 @@ static void t_frame(void *ctx, const uint8_t *f, uint32_t len)
 static uint32_t hwc_call(struct mana_fn *fn, uint32_t len)
 {
 	memset(g(RESP_GPA), 0xee, 64);
-	hwc_send(fn, hwc_db, hwc_sq_off % 4096, hwc_rq_off % 4096, REQ_GPA, len);
+	hwc_send(fn, hwc_db, hwc_sq_off, hwc_rq_off, REQ_GPA, len);
 	hwc_sq_off += 64;
 	hwc_rq_off += 32;
 	return gdma_get_le32(g(RESP_GPA) + 24);
@@ -491,6 +492,17 @@ static uint8_t *mreq(uint32_t type, uint32_t len, uint32_t resp)
 	memset(b, 0, len);
 	req_hdr(b, type, len, resp, GDMA_DEVICE_MANA);
 	return b + GDMA_REQ_HDR_SIZE;
+}
+
+/* Arm CQ @id with the driver's @head (entries from one lap in). */
+static void cq_arm(struct mana_fn *fn, uint64_t db, uint32_t id, uint32_t head)
+{
+	struct gdma_doorbell d = { .kind = GDMA_DB_CQ, .id = id, .tail = head,
+				   .arm = true };
+	uint64_t v = 0;
+
+	CHECK(!gdma_doorbell_encode(&d, &v), "CQ doorbell encodes");
+	w64(fn, db + GDMA_DB_OFF_CQ, v);
 }
 
 /* CREATE_DMA_REGION of one page at @gpa: the handle, 0 on failure. */
@@ -514,6 +526,8 @@ static uint64_t region(struct mana_fn *fn, uint64_t gpa)
 #define M_RQCQ	(RAM_BASE + 0x43000)
 #define M_RXBUF	(RAM_BASE + 0x50000)
 #define M_TXBUF	(RAM_BASE + 0x60000)
+#define M_MRBUF	(RAM_BASE + 0x70000)	/* two pages under a user MR */
+#define MR_VA	0x7f0000000fe0ULL	/* where the MR starts for its user */
 
 static void test_mana(void)
 {
@@ -523,7 +537,8 @@ static void test_mana(void)
 	struct gdma_wqe_header sh = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct gdma_sge rs = { M_RXBUF, 0x11, 2048 }, ts = { M_TXBUF, 0x11, 60 };
 	uint8_t frame[60], *q, *c;
-	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb;
+	uint64_t eqr, h1, h2, vport, sqobj, rqobj, mdb, pd, mr;
+	uint32_t lkey;
 	uint32_t eq_id, sq_id2, sqcq, rq_id2, rqcq, irq1, i;
 	struct mana_fn_stats st;
 	struct mana_fn *fn;
@@ -574,6 +589,20 @@ static void test_mana(void)
 	gdma_put_le32(q, 1);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 4) == GDMA_STATUS_BAD_ARG,
 	      "vPort 1 does not exist");
+
+	/* the vPort's TX: the devices' PD and doorbell page, nothing else */
+	q = mreq(MANA_CONFIG_VPORT_TX, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le64(q, vport);
+	gdma_put_le32(q + 8, 1);
+	gdma_put_le32(q + 12, 5);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_TX on an unallocated doorbell page refused");
+	gdma_put_le32(q + 8, 7);
+	gdma_put_le32(q + 12, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_VPORT_TX with an unknown PD refused");
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "CONFIG_VPORT_TX");
 
 	/* WQ objects: SQ + CQ, RQ + CQ, under the EQ */
 	h1 = region(fn, M_SQ);
@@ -629,6 +658,8 @@ static void test_mana(void)
 	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ));
 	gdma_sge_encode(&rs, g(M_RQ) + 16);
 	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 32ULL << 32);
+	/* the CQ armed with the driver's head: one lap (64 CQEs) in, none read */
+	cq_arm(fn, mdb, rqcq, 64);
 	irq1 = irqs[1];
 	CHECK(mana_fn_rx(fn, frame, 60) == 0, "frame delivered");
 	CHECK(!memcmp(g(M_RXBUF), frame, 60), "frame in the RX buffer");
@@ -641,6 +672,19 @@ static void test_mana(void)
 	      gdma_get_le32(g(M_EQ)) == rqcq && irqs[1] == irq1 + 1,
 	      "EQE names the RQ's CQ, vector 1 raised");
 	CHECK(mana_fn_rx(fn, frame, 60) == -EAGAIN, "WQE consumed");
+	/* the event disarmed the CQ: the next completion raises none ... */
+	gdma_wqe_header_encode(&rh, GDMA_RQ, g(M_RQ) + 32);
+	gdma_sge_encode(&rs, g(M_RQ) + 48);
+	w64(fn, mdb + GDMA_DB_OFF_RQ, rq_id2 | 64ULL << 32);
+	CHECK(mana_fn_rx(fn, frame, 60) == 0 && irqs[1] == irq1 + 1 &&
+	      (gdma_get_le32(g(M_EQ) + 16 + 12) & 0xff) == 0,
+	      "unarmed CQ: CQE, no EQE");
+	/* ... until re-armed with the first one read: the second is pending */
+	cq_arm(fn, mdb, rqcq, 65);
+	CHECK(irqs[1] == irq1 + 2 && gdma_get_le32(g(M_EQ) + 16) == rqcq,
+	      "arming past a pending CQE raises its EQE at once");
+	cq_arm(fn, mdb, rqcq, 66);
+	CHECK(irqs[1] == irq1 + 2, "arming with nothing pending raises none");
 
 	/* TX: one SQ WQE with a 60-byte frame -> frame out, CQE_TX_OKAY */
 	memcpy(g(M_TXBUF), frame, 60);
@@ -649,6 +693,9 @@ static void test_mana(void)
 	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 32ULL << 32);
 	CHECK(last_frame_len == 60 && !memcmp(last_frame, frame, 60),
 	      "the guest's frame left the device");
+	last_frame_len = 0;
+	w64(fn, mdb + 4096 + GDMA_DB_OFF_SQ, sq_id2 | 64ULL << 32);
+	CHECK(last_frame_len == 0, "the SQ rung on another doorbell page: ignored");
 	c = g(M_SQCQ);
 	CHECK((gdma_get_le32(c) & 0x3f) == CQE_TX_OKAY &&
 	      (gdma_get_le32(c + 60) >> 24 & 1), "TX CQE: okay, is_sq");
@@ -661,11 +708,83 @@ static void test_mana(void)
 	      (gdma_get_le32(c + 64) & 0x3f) == CQE_TX_INVALID_OOB,
 	      "TX outside guest memory: error CQE, nothing sent");
 
+	/*
+	 * A user's frame: an MR over 64 bytes at page offset 0xfe0 (its
+	 * region lists two pages, the second sent on with ADD_PAGES), an SGE
+	 * with its lkey and virtual address: 60 bytes gathered across the
+	 * page boundary.
+	 */
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "CREATE_PD");
+	pd = gdma_get_le64(g(RESP_GPA) + 32);
+	q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+	gdma_put_le64(q, 64);
+	gdma_put_le32(q + 8, 0xfe0);
+	gdma_put_le32(q + 16, 2);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, M_MRBUF);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_MORE_ENTRIES,
+	      "CREATE_DMA_REGION with 1 of 2 pages: MORE_ENTRIES");
+	h1 = gdma_get_le64(g(RESP_GPA) + 32);
+	q = mreq(GDMA_DMA_REGION_ADD_PAGES, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, h1);
+	gdma_put_le32(q + 8, 1);
+	gdma_put_le64(q + 16, M_MRBUF + 0x1000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "ADD_PAGES completes it");
+	q = mreq(GDMA_CREATE_MR, GDMA_REQ_HDR_SIZE + 40, 48);
+	gdma_put_le64(q, pd);
+	gdma_put_le32(q + 8, 1);		/* GPA: not a user's */
+	gdma_put_le64(q + 16, h1);
+	gdma_put_le64(q + 24, MR_VA);
+	gdma_put_le32(q + 32, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_MR of a GPA MR refused");
+	gdma_put_le32(q + 8, GDMA_MR_TYPE_GVA);
+	gdma_put_le64(q, pd + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_MR in an unknown PD refused");
+	gdma_put_le64(q, pd);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == 0, "CREATE_MR (GVA)");
+	mr = gdma_get_le64(g(RESP_GPA) + 32);
+	lkey = gdma_get_le32(g(RESP_GPA) + 40);
+	CHECK(lkey != 0x11 && lkey == gdma_get_le32(g(RESP_GPA) + 44),
+	      "lkey = rkey, not the GPA key");
+	memcpy(g(M_MRBUF) + 0xfe0, frame, 32);
+	memcpy(g(M_MRBUF) + 0x1000, frame + 32, 28);
+	ts = (struct gdma_sge){ MR_VA + 4, lkey, 56 };
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 64);
+	gdma_sge_encode(&ts, g(M_SQ) + 80);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 96ULL << 32);
+	CHECK(last_frame_len == 56 && !memcmp(last_frame, frame + 4, 56) &&
+	      (gdma_get_le32(c + 128) & 0x3f) == CQE_TX_OKAY,
+	      "a frame gathered through the MR, across its pages");
+	ts = (struct gdma_sge){ MR_VA + 8, lkey, 60 };	/* 4 bytes past its end */
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 96);
+	gdma_sge_encode(&ts, g(M_SQ) + 112);
+	last_frame_len = 0;
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 128ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 192) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "an SGE past its MR's end: error CQE");
+	q = mreq(GDMA_DESTROY_MR, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, mr);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_MR");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_MR twice refused");
+	ts = (struct gdma_sge){ MR_VA, lkey, 60 };
+	gdma_wqe_header_encode(&sh, GDMA_SQ, g(M_SQ) + 128);
+	gdma_sge_encode(&ts, g(M_SQ) + 144);
+	w64(fn, mdb + GDMA_DB_OFF_SQ, sq_id2 | 160ULL << 32);
+	CHECK(last_frame_len == 0 &&
+	      (gdma_get_le32(c + 256) & 0x3f) == CQE_TX_INVALID_OOB,
+	      "the lkey of a destroyed MR: error CQE");
+
 	/* FENCE_RQ: CQE_RX_OBJECT_FENCE; an SQ cannot be fenced */
 	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
 	gdma_put_le64(q, rqobj);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
-	      (gdma_get_le32(g(M_RQCQ) + 64) & 0x3f) == CQE_RX_OBJECT_FENCE,
+	      (gdma_get_le32(g(M_RQCQ) + 128) & 0x3f) == CQE_RX_OBJECT_FENCE,
 	      "FENCE_RQ: fence CQE");
 	q = mreq(MANA_FENCE_RQ, GDMA_REQ_HDR_SIZE + 8, 32);
 	gdma_put_le64(q, sqobj);
@@ -680,8 +799,373 @@ static void test_mana(void)
 	      "destroyed twice refused");
 	CHECK(mana_fn_rx(fn, frame, 60) == -ENODEV, "RX object gone: dropped");
 	mana_fn_get_stats(fn, &st);
-	CHECK(st.rx_frames == 1 && st.rx_drops == 4 && st.tx_frames == 1,
-	      "counted: rx 1, drops 4, tx 1");
+	CHECK(st.rx_frames == 2 && st.rx_drops == 4 && st.tx_frames == 2,
+	      "counted: rx 2, drops 4, tx 2");
+	mana_fn_free(fn);
+	free(ram);
+}
+
+/* ---- the RDMA adapter, driven like 6.12's mana_ib ----------------------- */
+
+static uint8_t *ibreq(uint32_t type, uint32_t len, uint32_t resp)
+{
+	uint8_t *b = g(REQ_GPA);
+
+	memset(b, 0, len);
+	req_hdr(b, type, len, resp, GDMA_DEVICE_MANA_IB);
+	return b + GDMA_REQ_HDR_SIZE;
+}
+
+static void test_rnic_msgs(void)
+{
+	/* CONFIG_IP_ADDR add, IPv4, GID ::ffff:10.77.0.2 written reversed */
+	static const uint8_t ip[32] = {
+		0x01, 0, 0, 0, 0, 0, 0, 0xad, 1, 0, 0, 0, 1, 0, 0, 0,
+		0x02, 0x00, 0x4d, 0x0a, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t want_gid[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 2,
+	};
+	/* CONFIG_MAC_ADDR remove 00:0d:3a:12:34:56 (reversed) */
+	static const uint8_t mac[24] = {
+		0x01, 0, 0, 0, 0, 0, 0, 0xad, 2, 0, 0, 0,
+		0x56, 0x34, 0x12, 0x3a, 0x0d, 0x00, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t want_mac[6] = { 0, 0x0d, 0x3a, 0x12, 0x34, 0x56 };
+	struct mana_ib_adapter_caps c = { .max_sq_id = 1, .max_inline_data_size = 18 };
+	struct mana_ib_config_addr a;
+	struct mana_ib_create_adapter ca;
+	struct gdma_resource_range rr;
+	uint8_t b[128];
+
+	req_hdr(b, MANA_IB_CONFIG_IP_ADDR, 72, 32, GDMA_DEVICE_MANA_IB);
+	memcpy(b + 40, ip, 32);
+	CHECK(!mana_ib_config_ip_decode(b, 72, &a) && a.adapter == 0xad00000000000001ULL &&
+	      a.op == MANA_IB_ADDR_OP_ADD && a.sgid_type == MANA_IB_SGID_IPV4 &&
+	      !memcmp(a.addr, want_gid, 16), "CONFIG_IP_ADDR: GID in network order");
+	CHECK(mana_ib_config_ip_decode(b, 71, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR short refused");
+	b[48] = 3;
+	CHECK(mana_ib_config_ip_decode(b, 72, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR op 3 refused");
+	b[48] = 1;
+	b[52] = 0;
+	CHECK(mana_ib_config_ip_decode(b, 72, &a) == -EINVAL,
+	      "CONFIG_IP_ADDR sgid type 0 refused");
+
+	req_hdr(b, MANA_IB_CONFIG_MAC_ADDR, 64, 32, GDMA_DEVICE_MANA_IB);
+	memcpy(b + 40, mac, 24);
+	CHECK(!mana_ib_config_mac_decode(b, 64, &a) && a.op == MANA_IB_ADDR_OP_REMOVE &&
+	      !memcmp(a.addr, want_mac, 6), "CONFIG_MAC_ADDR: MAC in network order");
+	CHECK(mana_ib_config_mac_decode(b, 63, &a) == -EINVAL,
+	      "CONFIG_MAC_ADDR short refused");
+	b[48] = 0;
+	CHECK(mana_ib_config_mac_decode(b, 64, &a) == -EINVAL,
+	      "CONFIG_MAC_ADDR op 0 refused");
+
+	/* CREATE_ADAPTER: notify EQ 3, feature flags 0 */
+	req_hdr(b, MANA_IB_CREATE_ADAPTER, 56, 40, GDMA_DEVICE_MANA_IB);
+	memset(b + 40, 0, 16);
+	b[40] = 3;
+	b[48] = 0x80;
+	CHECK(!mana_ib_create_adapter_decode(b, 56, &ca) && ca.notify_eq_id == 3 &&
+	      ca.feature_flags == 0x80, "CREATE_ADAPTER fields");
+	CHECK(mana_ib_create_adapter_decode(b, 55, &ca) == -EINVAL,
+	      "CREATE_ADAPTER short refused");
+
+	/* ALLOCATE_RESOURCE_RANGE: doorbell pages (27), 1, aligned 1, from 0 */
+	req_hdr(b, GDMA_ALLOCATE_RESOURCE_RANGE, 56, 36, GDMA_DEVICE_HWC);
+	memset(b + 40, 0, 16);
+	b[40] = 27;
+	b[44] = 1;
+	b[48] = 1;
+	CHECK(!gdma_alloc_resource_range_decode(b, 56, &rr) && rr.type == 27 &&
+	      rr.count == 1 && rr.alignment == 1 && rr.first == 0,
+	      "ALLOCATE_RESOURCE_RANGE fields");
+	CHECK(gdma_alloc_resource_range_decode(b, 55, &rr) == -EINVAL,
+	      "ALLOCATE_RESOURCE_RANGE short refused");
+	CHECK(gdma_destroy_resource_range_decode(b, 51, &rr) == -EINVAL,
+	      "DESTROY_RESOURCE_RANGE short refused");
+
+	/* the caps reply: 18 u32 in the struct's order */
+	memset(b, 0xee, sizeof(b));
+	mana_ib_adapter_caps_encode(&c, b);
+	CHECK(gdma_get_le32(b) == 1 && gdma_get_le32(b + 68) == 18 &&
+	      gdma_get_le32(b + 4) == 0 && b[72] == 0xee, "caps: 72 bytes, in order");
+}
+
+/* An RC QP's life as 6.12's mana_ib and our provider drive it. */
+static void rc_objects(struct mana_fn *fn, uint64_t adapter, uint32_t eq_id,
+		       uint32_t db)
+{
+	uint64_t pd, cqr, cq, qp, rg[5] = { 0 };
+	uint32_t ids[5], k;
+	uint8_t *q;
+
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "CREATE_PD");
+	pd = gdma_get_le64(g(RESP_GPA) + 32);
+	cqr = region(fn, RAM_BASE + 0x50000);
+	q = ibreq(MANA_IB_CREATE_CQ, GDMA_REQ_HDR_SIZE + 24, 48);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cqr);
+	gdma_put_le32(q + 16, eq_id);
+	gdma_put_le32(q + 20, 7);		/* no such doorbell page */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_CQ on an unallocated doorbell page refused");
+	gdma_put_le32(q + 20, db);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "MANA_IB_CREATE_CQ");
+	cq = gdma_get_le64(g(RESP_GPA) + 32);
+
+	for (k = 0; k < 5; k++)
+		if (k != 2)
+			rg[k] = region(fn, RAM_BASE + 0x51000 + 0x1000 * k);
+	q = ibreq(MANA_IB_CREATE_RC_QP, GDMA_REQ_HDR_SIZE + 120, 64);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, pd);
+	gdma_put_le64(q + 16, cq);
+	gdma_put_le64(q + 24, cq);
+	for (k = 0; k < 5; k++)
+		gdma_put_le64(q + 32 + 8 * k, rg[k]);
+	gdma_put_le32(q + 96, db);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_RC_QP without NO_FMR (and no FMR queue) refused");
+	gdma_put_le64(q + 88, MANA_RC_FLAG_NO_FMR);
+	gdma_put_le64(q + 16, cq + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_RC_QP with no such CQ refused");
+	gdma_put_le64(q + 16, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "MANA_IB_CREATE_RC_QP");
+	qp = gdma_get_le64(g(RESP_GPA) + 32);
+	for (k = 0; k < 5; k++)
+		ids[k] = gdma_get_le32(g(RESP_GPA) + 40 + 4 * k);
+	/* our provider's rule: groups of four, requester/responder pairs */
+	CHECK(ids[0] > 1 && !(ids[0] & 3) && ids[1] == ids[0] + 1 &&
+	      ids[4] > 1 && !(ids[4] & 3) && ids[3] == ids[4] + 1 &&
+	      ids[2] == 0xFFFFFFFFU && ids[4] <= 0xFFFFFF,
+	      "RC queue ids %#x %#x - %#x %#x", ids[0], ids[1], ids[3], ids[4]);
+
+	q = ibreq(MANA_IB_DESTROY_CQ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_CQ under a QP refused");
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_ADAPTER with objects left refused");
+
+	/* SET_QP_STATE: IB_QP_STATE to RTS; a state past ERR refused */
+	q = ibreq(MANA_IB_SET_QP_STATE, GDMA_REQ_HDR_SIZE + 120, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, qp);
+	gdma_put_le64(q + 16, 1);
+	gdma_put_le32(q + 24, 3);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "SET_QP_STATE RTS");
+	gdma_put_le32(q + 24, 7);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "SET_QP_STATE to state 7 refused");
+	gdma_put_le32(q + 24, 3);
+	gdma_put_le32(g(REQ_GPA) + 12, GDMA_REQ_HDR_SIZE + 119);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 119) == GDMA_STATUS_BAD_ARG,
+	      "a short SET_QP_STATE refused");
+
+	q = ibreq(MANA_IB_DESTROY_RC_QP, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, qp);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_RC_QP");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_RC_QP twice refused");
+	q = ibreq(MANA_IB_DESTROY_CQ, GDMA_REQ_HDR_SIZE + 16, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, cq);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "DESTROY_CQ after its QP");
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_ADAPTER at last");
+}
+
+static void test_rnic(void)
+{
+	struct mana_fn_ops ops = { t_dma, t_irq, NULL, NULL, false };
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	uint64_t eqr, adapter;
+	uint32_t eq_id, db1, db2;
+	struct mana_fn_stats st;
+	struct mana_fn *fn;
+	uint8_t *q;
+
+	ram = calloc(1, RAM_SIZE);
+	fn = mana_fn_new(&ops, mac);
+	CHECK(ram && fn, "function created");
+	if (!ram || !fn)
+		return;
+	hwc_sq_off = hwc_rq_off = 0;
+	hwc_db = r64(fn, 0x08);
+	smc_establish(fn, r64(fn, 0x18));
+	rq_id = gdma_get_le32(g(EQ_GPA) + 32) & 0xffffff;
+	sq_id = gdma_get_le32(g(EQ_GPA) + 48) & 0xffffff;
+
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps before REGISTER_DEVICE refused");
+	ibreq(GDMA_REGISTER_DEVICE, GDMA_REQ_HDR_SIZE, 44);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "REGISTER_DEVICE of MANA_IB");
+	mreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps of the Ethernet device refused");
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 100);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == GDMA_STATUS_BAD_ARG,
+	      "adapter caps into a short response refused");
+	ibreq(MANA_IB_GET_ADAPTER_CAP, GDMA_REQ_HDR_SIZE, 104);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE) == 0, "GET_ADAPTER_CAP");
+	/* what 6.12 turns into ibv_query_device: mana-emu's numbers */
+	q = g(RESP_GPA) + GDMA_RESP_HDR_SIZE;
+	CHECK(gdma_get_le32(q + 12) == 64 && gdma_get_le32(q + 16) == 64 &&
+	      gdma_get_le32(q + 20) == 0xFFFFFF && gdma_get_le32(q + 24) == 0x6000,
+	      "max_qp 64, max_cq 64, max_mr 2^24-1, max_pd 0x6000");
+	CHECK(gdma_get_le32(q + 28) == 16 && gdma_get_le32(q + 32) == 16,
+	      "16 reads in flight each way");
+	CHECK(gdma_get_le32(q + 44) / 512 == 8192 && gdma_get_le32(q + 52) / 256 == 8192,
+	      "max_qp_wr 8192");
+	CHECK(gdma_get_le32(q + 60) == 30 && gdma_get_le32(q + 64) == 15,
+	      "30 send, 15 receive SGEs");
+
+	/* the fatal-error EQ mana_ib makes first */
+	eqr = region(fn, M_EQ);
+	q = ibreq(GDMA_CREATE_QUEUE, 96, 36);
+	gdma_put_le32(q, GDMA_EQ);
+	gdma_put_le64(q + 16, eqr);
+	gdma_put_le32(q + 28, 4096);
+	CHECK(hwc_call(fn, 96) == 0, "CREATE_QUEUE EQ");
+	eq_id = gdma_get_le32(g(RESP_GPA) + 32);
+
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, 0xAD00000000000001ULL);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "CONFIG_MAC_ADDR before CREATE_ADAPTER refused");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "CREATE_ADAPTER with no such EQ refused");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "CREATE_ADAPTER");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);
+	CHECK(adapter != 0, "adapter handle");
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == GDMA_STATUS_BAD_ARG,
+	      "a second adapter refused");
+
+	/* MAC: add (reversed on the wire), again refused, wrong handle */
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	q[12] = 3; q[13] = 2; q[14] = 1; q[15] = 0x3a; q[16] = 0x0d; q[17] = 0;
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == 0, "CONFIG_MAC_ADDR add");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "the same MAC twice refused");
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter + 1);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "another adapter handle refused");
+	q = ibreq(MANA_IB_CONFIG_MAC_ADDR, GDMA_REQ_HDR_SIZE + 24, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	q[17] = 1;	/* 01:... reversed: multicast */
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 24) == GDMA_STATUS_BAD_ARG,
+	      "a multicast MAC refused");
+
+	/* GIDs: add, remove, remove again refused; the 17th finds no room */
+	q = ibreq(MANA_IB_CONFIG_IP_ADDR, GDMA_REQ_HDR_SIZE + 32, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	gdma_put_le32(q + 12, MANA_IB_SGID_IPV4);
+	q[16] = 2; q[18] = 77; q[19] = 10; q[20] = 0xff; q[21] = 0xff;
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_IP_ADDR add");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rnic_gids == 1 && st.rnic_macs == 1 && st.rnic_adapters == 1,
+	      "one adapter, MAC and GID");
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_REMOVE);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "CONFIG_IP_ADDR remove");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "removing an absent GID refused");
+	gdma_put_le32(q + 8, MANA_IB_ADDR_OP_ADD);
+	gdma_put_le32(q + 12, MANA_IB_SGID_IPV6);
+	for (q[0 + 16] = 0; q[16] < 16; q[16]++)
+		CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "GID %u", q[16]);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_NO_RESOURCE,
+	      "a 17th GID finds no room");
+
+	/* a user context's doorbell pages: never the HWC's or devices' */
+	q = mreq(GDMA_ALLOCATE_RESOURCE_RANGE, GDMA_REQ_HDR_SIZE + 16, 36);
+	gdma_put_le32(q, GDMA_RESOURCE_DOORBELL_PAGE);
+	gdma_put_le32(q + 4, 1);
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "doorbell page allocated");
+	db1 = gdma_get_le32(g(RESP_GPA) + 32);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "a second one");
+	db2 = gdma_get_le32(g(RESP_GPA) + 32);
+	CHECK(db1 >= 2 && db2 >= 2 && db1 != db2, "pages %u, %u: distinct, >= 2",
+	      db1, db2);
+	q = mreq(GDMA_DESTROY_RESOURCE_RANGE, GDMA_REQ_HDR_SIZE + 12, 32);
+	gdma_put_le32(q, GDMA_RESOURCE_DOORBELL_PAGE);
+	gdma_put_le32(q + 4, 1);
+	gdma_put_le32(q + 8, db1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == 0, "doorbell page freed");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == GDMA_STATUS_BAD_ARG,
+	      "freed twice refused");
+	gdma_put_le32(q + 8, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 12) == GDMA_STATUS_BAD_ARG,
+	      "the devices' page cannot be freed");
+
+	/* a region of 8 KiB pages (mana_ib's best page size): aligned only */
+	q = mreq(GDMA_CREATE_DMA_REGION, GDMA_REQ_HDR_SIZE + 32, 40);
+	gdma_put_le64(q, 8192);
+	gdma_put_le32(q + 12, 1);		/* 4 KiB << 1 */
+	gdma_put_le32(q + 16, 1);
+	gdma_put_le32(q + 20, 1);
+	gdma_put_le64(q + 24, RAM_BASE + 0x41000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "an 8 KiB page at a 4 KiB boundary refused");
+	gdma_put_le64(q + 24, RAM_BASE + 0x42000);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == 0, "8 KiB pages");
+	gdma_put_le32(q + 12, GDMA_PAGE_TYPE_MAX + 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 32) == GDMA_STATUS_BAD_ARG,
+	      "pages over 2 MiB refused");
+
+	/* PDs */
+	q = mreq(GDMA_CREATE_PD, GDMA_REQ_HDR_SIZE + 8, 48);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0 &&
+	      gdma_get_le32(g(RESP_GPA) + 40) > 1, "CREATE_PD: a pd_id of its own");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);	/* the PD handle */
+	q = mreq(GDMA_DESTROY_PD, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_PD");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "DESTROY_PD twice refused");
+
+	/* DESTROY_ADAPTER takes its addresses; then nothing is accepted */
+	q = ibreq(MANA_IB_DESTROY_ADAPTER, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, 0xAD00000000000001ULL);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == 0, "DESTROY_ADAPTER");
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rnic_gids == 0 && st.rnic_macs == 0, "addresses gone with it");
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
+	      "destroyed twice refused");
+	/* an adapter request 6.12 never sends (0x3000c): CMD_UNSUPPORTED */
+	q = ibreq(MANA_IB_CREATE_ADAPTER, GDMA_REQ_HDR_SIZE + 16, 40);
+	gdma_put_le32(q, eq_id);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 16) == 0, "a new adapter");
+	adapter = gdma_get_le64(g(RESP_GPA) + 32);
+	q = ibreq(0x3000c, GDMA_REQ_HDR_SIZE + 8, 32);
+	gdma_put_le64(q, adapter);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_CMD_UNSUPPORTED,
+	      "unknown adapter request: CMD_UNSUPPORTED");
+	rc_objects(fn, adapter, eq_id, db2);
 	mana_fn_free(fn);
 	free(ram);
 }
@@ -693,5 +1177,7 @@ int main(void)
 	test_gdma_msgs();
 	test_function();
 	test_mana();
+	test_rnic_msgs();
+	test_rnic();
 	return check_done();
 }

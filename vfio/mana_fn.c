@@ -11,6 +11,7 @@
  * to its write.  Guest memory is only reached through ops->dma, which
  * fails closed outside the shared regions.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@
 
 #define MAX_QUEUES		256
 #define MAX_REGIONS		256
-#define MAX_REGION_PAGES	4096	/* 16 MiB of 4 KiB pages per region */
+#define MAX_REGION_PAGES	16384	/* 64 MiB of 4 KiB pages per region */
 #define HWC_QSIZE		4096	/* every HWC queue at bootstrap depth 1 */
 #define HWC_MSG_MAX		4096	/* HW_CHANNEL_MAX_{REQUEST,RESPONSE}_SIZE */
 #define HWC_DB			0	/* doorbell page of the HWC */
@@ -46,14 +47,32 @@
 #define VPORT_HANDLE		0x5600000000000001ULL	/* the one vPort */
 #define MAX_WQOBJS		64
 #define WQOBJ_HANDLE_BASE	0x7700000000000000ULL
+#define FIRST_USER_DB		2	/* pages 0, 1: HWC and the devices */
+#define MAX_PDS			64
+#define PD_HANDLE_BASE		0x5000000000000000ULL
+#define ADAPTER_HANDLE		0xAD00000000000001ULL	/* the one RDMA adapter */
+#define MAX_MRS			64
+#define MR_HANDLE_BASE		0x4D00000000000000ULL
+#define MR_KEY_BASE		0x1000	/* lkey = rkey = base + index */
+#define MAX_RNIC_CQS		64
+#define RNIC_CQ_HANDLE_BASE	0xC000000000000000ULL
+#define MAX_RC_QPS		64
+#define RC_QP_HANDLE_BASE	0xDC00000000000000ULL
+#define RC_SEND_BASE		0x400000U	/* RC queue ids, as mana-emu's */
+#define RC_RECV_BASE		0x800000U
+#define IB_QP_STATE		1ULL	/* attr_mask bit */
+#define IB_QPS_ERR		6
+#define MAX_MACS		4
+#define MAX_GIDS		16	/* the kernel's gid_tbl_len */
 
 struct dma_region {
 	bool used;
 	uint64_t handle;
 	uint64_t length;
-	uint32_t offset_in_page;
-	uint32_t page_count;
+	uint32_t offset_in_page;	/* of the first listed page */
+	uint32_t page_count;		/* 4 KiB pages */
 	uint32_t pages_added;
+	uint32_t span;			/* 4 KiB pages per listed page */
 	uint64_t *pages;
 };
 
@@ -69,6 +88,8 @@ struct queue {
 	uint64_t produced;	/* CQ/EQ: entries written */
 	uint32_t msix;		/* EQ */
 	uint32_t parent_eq;	/* CQ: EQ id, GDMA_CQ_NO_EQ for none */
+	uint32_t db;		/* the doorbell page that rings it */
+	bool armed;		/* CQ: its next CQE raises an EQE */
 };
 
 struct mana_fn {
@@ -86,8 +107,42 @@ struct mana_fn {
 		struct queue *wq, *cq;
 	} wqobj[MAX_WQOBJS];
 	uint64_t default_rxobj;		/* CONFIG_VPORT_RX's; 0: none */
+	uint32_t vport_db;		/* CONFIG_VPORT_TX's doorbell page */
 	bool rx_enabled;
 	bool registered;
+	bool ib_registered;		/* REGISTER_DEVICE of MANA_IB */
+	bool db_used[DB_PAGES];		/* user contexts' doorbell pages */
+	bool pd_used[MAX_PDS];		/* pd_id = PDID + 1 + index */
+	struct {			/* user MRs (CREATE_MR, GVA) */
+		bool used;
+		uint32_t pd;		/* index of its PD */
+		uint32_t access;
+		uint64_t va, length;
+		uint32_t offset;	/* of va in the first page */
+		uint64_t *pages;	/* 4 KiB pages, the region's */
+		uint32_t npages;
+	} mr[MAX_MRS];
+	struct {			/* the adapter's CQs (MANA_IB_CREATE_CQ) */
+		struct queue *q;	/* NULL: free */
+		uint32_t users;		/* RC QPs naming it */
+	} rcq[MAX_RNIC_CQS];
+	struct {			/* RC QPs (MANA_IB_CREATE_RC_QP) */
+		bool used;
+		struct queue *q[MANA_RC_QUEUES];	/* FMR's NULL */
+		uint32_t send_cq, recv_cq;	/* rcq[] indexes */
+		uint32_t state;			/* enum ib_qp_state */
+	} rcqp[MAX_RC_QPS];
+	struct {			/* the RDMA adapter (CREATE_ADAPTER) */
+		bool live;
+		uint32_t notify_eq;
+		uint8_t mac[MAX_MACS][6];
+		bool mac_used[MAX_MACS];
+		struct {
+			bool used;
+			uint32_t type;
+			uint8_t gid[16];
+		} gid[MAX_GIDS];
+	} rnic;
 	struct mana_fn_stats st;
 };
 
@@ -307,6 +362,23 @@ static int eq_post1(struct mana_fn *fn, struct queue *eq, uint8_t type,
 	return eq_post(fn, eq, type, d);
 }
 
+/*
+ * An armed CQ's next completion raises one EQE on its EQ and disarms it;
+ * the driver re-arms with a CQ doorbell.  A CQ nobody arms (a user's CQ
+ * that is only polled) raises none, so no event names it after its owner
+ * forgot it.
+ */
+static int cq_event(struct mana_fn *fn, struct queue *cq)
+{
+	struct queue *eq;
+
+	if (!cq->armed)
+		return 0;
+	cq->armed = false;
+	eq = q_find(fn, GDMA_EQ, cq->parent_eq);
+	return eq ? eq_post1(fn, eq, GDMA_EQE_COMPLETION, cq->id) : 0;
+}
+
 static int cq_post(struct mana_fn *fn, struct queue *cq,
 		   const uint8_t data[GDMA_CQE_DATA_SIZE], uint32_t wq_num,
 		   bool is_sq)
@@ -319,7 +391,6 @@ static int cq_post(struct mana_fn *fn, struct queue *cq,
 	};
 	uint8_t wire[GDMA_CQE_SIZE];
 	uint8_t *p = q_ptr(fn, cq, slot * GDMA_CQE_SIZE, GDMA_CQE_SIZE);
-	struct queue *eq;
 
 	memcpy(c.data, data, GDMA_CQE_DATA_SIZE);
 	if (!p || gdma_cqe_encode(&c, wire)) {
@@ -331,10 +402,7 @@ static int cq_post(struct mana_fn *fn, struct queue *cq,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(p + GDMA_CQE_SIZE - 4, wire + GDMA_CQE_SIZE - 4, 4);
 	cq->produced++;
-	eq = q_find(fn, GDMA_EQ, cq->parent_eq);
-	if (eq)
-		return eq_post1(fn, eq, GDMA_EQE_COMPLETION, cq->id);
-	return 0;
+	return cq_event(fn, cq);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -358,8 +426,19 @@ static void hwc_destroy(struct mana_fn *fn)
 	fn->hwc_eq = fn->hwc_cq = fn->hwc_rq = fn->hwc_sq = NULL;
 	memset(fn->wqobj, 0, sizeof(fn->wqobj));
 	fn->default_rxobj = 0;
+	fn->vport_db = MANA_DB;		/* until CONFIG_VPORT_TX names one */
 	fn->rx_enabled = false;
 	fn->registered = false;
+	fn->ib_registered = false;
+	memset(fn->db_used, 0, sizeof(fn->db_used));
+	memset(fn->pd_used, 0, sizeof(fn->pd_used));
+	for (i = 0; i < MAX_MRS; i++)
+		free(fn->mr[i].pages);
+	memset(fn->mr, 0, sizeof(fn->mr));
+	memset(&fn->rnic, 0, sizeof(fn->rnic));
+	/* their queues went with every other above */
+	memset(fn->rcq, 0, sizeof(fn->rcq));
+	memset(fn->rcqp, 0, sizeof(fn->rcqp));
 }
 
 static void hwc_init_data(struct mana_fn *fn, uint32_t type, uint32_t value)
@@ -401,6 +480,8 @@ static uint8_t smc_establish(struct mana_fn *fn)
 	}
 	fn->hwc_eq->msix = msix;
 	fn->hwc_cq->parent_eq = fn->hwc_eq->id;
+	/* the driver re-arms the HWC's CQ after each event, never first */
+	fn->hwc_cq->armed = true;
 	fn->st.hwc_established++;
 	fn_log("HWC established: EQ %#llx CQ %#llx RQ %#llx SQ %#llx, vector %u",
 	       (unsigned long long)pfn[0] << 12, (unsigned long long)pfn[1] << 12,
@@ -463,21 +544,27 @@ static struct dma_region *rg_find(struct mana_fn *fn, uint64_t handle)
 	return NULL;
 }
 
+/*
+ * Listed pages of 4 KiB << page_type, each aligned to its size, kept as
+ * the 4 KiB pages they cover (queues and MRs address those).
+ */
 static uint32_t rg_add_pages(struct dma_region *r, const uint8_t *list,
 			     uint32_t n)
 {
-	uint32_t i;
+	uint32_t i, j;
 
-	if (n > r->page_count - r->pages_added)
+	if (n > (r->page_count - r->pages_added) / r->span)
 		return GDMA_STATUS_BAD_ARG;
 	for (i = 0; i < n; i++) {
 		uint64_t a = gdma_get_le64(list + 8 * i);
 
-		if (a % MANA_PAGE_SIZE)
+		if (a % ((uint64_t)MANA_PAGE_SIZE * r->span))
 			return GDMA_STATUS_BAD_ARG;
-		r->pages[r->pages_added++] = a;
+		for (j = 0; j < r->span; j++)
+			r->pages[r->pages_added++] = a + (uint64_t)j * MANA_PAGE_SIZE;
 	}
-	return 0;
+	/* mana_ib sends a long list in parts and waits for this status */
+	return r->pages_added < r->page_count ? GDMA_STATUS_MORE_ENTRIES : 0;
 }
 
 static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
@@ -485,13 +572,16 @@ static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
 {
 	struct gdma_create_dma_region r;
 	struct dma_region *rg = NULL;
+	uint64_t pages4k;
 	uint32_t st;
 	int i;
 
 	if (gdma_create_dma_region_decode(req, len, &r))
 		return GDMA_STATUS_BAD_ARG;
-	if (r.page_count > MAX_REGION_PAGES || r.offset_in_page ||
-	    r.length > (uint64_t)r.page_count * MANA_PAGE_SIZE)
+	pages4k = (uint64_t)r.page_count << r.page_type;
+	if (pages4k > MAX_REGION_PAGES ||
+	    r.offset_in_page >= (uint64_t)MANA_PAGE_SIZE << r.page_type ||
+	    r.length + r.offset_in_page > pages4k * MANA_PAGE_SIZE)
 		return GDMA_STATUS_BAD_ARG;
 	for (i = 0; i < MAX_REGIONS && !rg; i++)
 		if (!fn->rg[i].used)
@@ -499,21 +589,23 @@ static uint32_t req_create_dma_region(struct mana_fn *fn, const uint8_t *req,
 	if (!rg)
 		return GDMA_STATUS_NO_RESOURCE;
 	memset(rg, 0, sizeof(*rg));
-	rg->pages = calloc(r.page_count, sizeof(*rg->pages));
+	rg->pages = calloc(pages4k, sizeof(*rg->pages));
 	if (!rg->pages)
 		return GDMA_STATUS_NO_RESOURCE;
 	rg->used = true;
 	rg->handle = ++fn->next_region;
 	rg->length = r.length;
-	rg->page_count = r.page_count;
+	rg->offset_in_page = r.offset_in_page;
+	rg->page_count = (uint32_t)pages4k;
+	rg->span = 1U << r.page_type;
 	st = rg_add_pages(rg, r.pages, r.list_len);
-	if (st) {
+	if (st && st != GDMA_STATUS_MORE_ENTRIES) {
 		free(rg->pages);
 		memset(rg, 0, sizeof(*rg));
 		return st;
 	}
 	gdma_put_le64(resp + GDMA_RESP_HDR_SIZE, rg->handle);
-	return 0;
+	return st;
 }
 
 static uint32_t req_region_add_pages(struct mana_fn *fn, const uint8_t *req,
@@ -555,8 +647,8 @@ static struct queue *q_from_region(struct mana_fn *fn, enum gdma_queue_type type
 	struct dma_region *rg = rg_find(fn, handle);
 	struct queue *q;
 
-	if (!rg || rg->pages_added != rg->page_count || size < MANA_PAGE_SIZE ||
-	    !gdma_is_pow2(size) ||
+	if (!rg || rg->pages_added != rg->page_count || rg->offset_in_page ||
+	    size < MANA_PAGE_SIZE || !gdma_is_pow2(size) ||
 	    (uint64_t)size > (uint64_t)rg->page_count * MANA_PAGE_SIZE)
 		return NULL;
 	q = q_alloc(fn, type);
@@ -587,6 +679,7 @@ static uint32_t req_create_queue(struct mana_fn *fn, const uint8_t *req,
 		return GDMA_STATUS_BAD_ARG;
 	q->msix = c.msix;
 	q->parent_eq = c.parent_eq;
+	q->db = c.doorbell;
 	gdma_put_le32(resp + GDMA_RESP_HDR_SIZE, q->id);
 	return 0;
 }
@@ -621,6 +714,19 @@ static uint32_t req_test_eqe(struct mana_fn *fn, const uint8_t *req,
 	return 0;
 }
 
+/* The devices' PD, or one CREATE_PD made */
+static bool pd_valid(const struct mana_fn *fn, uint32_t pdid)
+{
+	return pdid == PDID || (pdid > PDID && pdid - PDID - 1 < MAX_PDS &&
+				fn->pd_used[pdid - PDID - 1]);
+}
+
+/* The devices' doorbell page, or one ALLOCATE_RESOURCE_RANGE gave */
+static bool db_valid(const struct mana_fn *fn, uint32_t db)
+{
+	return db == MANA_DB || (db < DB_PAGES && fn->db_used[db]);
+}
+
 /* A WQ object: an SQ or RQ and its CQ, each over the region named. */
 static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 				 uint32_t len, uint8_t *r)
@@ -646,6 +752,7 @@ static uint32_t req_create_wqobj(struct mana_fn *fn, const uint8_t *req,
 		return GDMA_STATUS_BAD_ARG;
 	}
 	cq->parent_eq = w.cq_parent;
+	wq->db = cq->db = fn->vport_db;
 	fn->wqobj[i].wq = wq;
 	fn->wqobj[i].cq = cq;
 	fn->wqobj[i].handle = WQOBJ_HANDLE_BASE + (uint64_t)i;
@@ -739,8 +846,12 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		/* vport, pdid, doorbell page: answer the tx vPort offset */
 		if (resp_len < GDMA_RESP_HDR_SIZE + 4 ||
 		    len < GDMA_REQ_HDR_SIZE + 16 ||
-		    gdma_get_le64(q) != VPORT_HANDLE)
+		    gdma_get_le64(q) != VPORT_HANDLE ||
+		    !pd_valid(fn, gdma_get_le32(q + 8)) ||
+		    !db_valid(fn, gdma_get_le32(q + 12)))
 			return GDMA_STATUS_BAD_ARG;
+		/* the vPort's queues ring the page it was configured with */
+		fn->vport_db = gdma_get_le32(q + 12);
 		gdma_put_le16(r, 0);			/* tx_vport_offset */
 		r[2] = 1;				/* short_form_allowed */
 		return 0;
@@ -775,6 +886,531 @@ static uint32_t mana_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		}
 		fn->rx_enabled = gdma_get_le32(q + 12) != 0;
 		return 0;
+	default:
+		return GDMA_STATUS_CMD_UNSUPPORTED;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* User contexts' resources: doorbell pages and protection domains */
+
+/*
+ * ALLOCATE_RESOURCE_RANGE of doorbell pages, which mana_ib asks one at a
+ * time: the first free page at or after the search start on the
+ * alignment, never the HWC's or the devices' page.
+ */
+static uint32_t req_alloc_range(struct mana_fn *fn, const uint8_t *req,
+				uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct gdma_resource_range a;
+	uint32_t i;
+
+	if (gdma_alloc_resource_range_decode(req, len, &a) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 4 ||
+	    a.type != GDMA_RESOURCE_DOORBELL_PAGE || a.count != 1 ||
+	    !a.alignment)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = a.first; i < DB_PAGES; i++) {
+		if (i < FIRST_USER_DB || i % a.alignment || fn->db_used[i])
+			continue;
+		fn->db_used[i] = true;
+		gdma_put_le32(r, i);
+		return 0;
+	}
+	return GDMA_STATUS_NO_RESOURCE;
+}
+
+static uint32_t req_destroy_range(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len)
+{
+	struct gdma_resource_range d;
+
+	if (gdma_destroy_resource_range_decode(req, len, &d) ||
+	    d.type != GDMA_RESOURCE_DOORBELL_PAGE || d.count != 1 ||
+	    d.first >= DB_PAGES || !fn->db_used[d.first])
+		return GDMA_STATUS_BAD_ARG;
+	fn->db_used[d.first] = false;
+	return 0;
+}
+
+/* CREATE_PD: flags (6.12 sends none); handle and pd_id back */
+static uint32_t req_create_pd(struct mana_fn *fn, const uint8_t *req,
+			      uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	uint32_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8 || resp_len < GDMA_RESP_HDR_SIZE + 16)
+		return GDMA_STATUS_BAD_ARG;
+	/* ALLOW_GPA_MR (bit 0) and SHORT_PDN (bit 2) of later kernels */
+	if (gdma_get_le32(req + GDMA_REQ_HDR_SIZE) & ~0x5U)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_PDS; i++) {
+		if (fn->pd_used[i])
+			continue;
+		fn->pd_used[i] = true;
+		gdma_put_le64(r, PD_HANDLE_BASE + i);
+		gdma_put_le32(r + 8, PDID + 1 + i);
+		return 0;
+	}
+	return GDMA_STATUS_NO_RESOURCE;
+}
+
+static uint32_t req_destroy_pd(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len)
+{
+	uint64_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return GDMA_STATUS_BAD_ARG;
+	i = gdma_get_le64(req + GDMA_REQ_HDR_SIZE) - PD_HANDLE_BASE;
+	if (i >= MAX_PDS || !fn->pd_used[i])
+		return GDMA_STATUS_BAD_ARG;
+	fn->pd_used[i] = false;
+	return 0;
+}
+
+
+/*
+ * CREATE_MR of a user MR: a GVA MR over a complete region (which it takes
+ * over, as mana_ib forgets the handle) in a PD this function made.
+ */
+static uint32_t req_create_mr(struct mana_fn *fn, const uint8_t *req,
+			      uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct gdma_create_mr m;
+	struct dma_region *rg;
+	uint64_t pd;
+	uint32_t i;
+
+	if (gdma_create_mr_decode(req, len, &m) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 16 || m.mr_type != GDMA_MR_TYPE_GVA)
+		return GDMA_STATUS_BAD_ARG;
+	pd = m.pd_handle - PD_HANDLE_BASE;
+	rg = rg_find(fn, m.region);
+	if (pd >= MAX_PDS || !fn->pd_used[pd] || !rg ||
+	    rg->pages_added != rg->page_count || m.va + rg->length < m.va)
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_MRS && fn->mr[i].used; i++)
+		;
+	if (i == MAX_MRS)
+		return GDMA_STATUS_NO_RESOURCE;
+	fn->mr[i].used = true;
+	fn->mr[i].pd = (uint32_t)pd;
+	fn->mr[i].access = m.access;
+	fn->mr[i].va = m.va;
+	fn->mr[i].length = rg->length;
+	fn->mr[i].offset = rg->offset_in_page;
+	fn->mr[i].pages = rg->pages;
+	fn->mr[i].npages = rg->page_count;
+	memset(rg, 0, sizeof(*rg));
+	gdma_put_le64(r, MR_HANDLE_BASE + i);
+	gdma_put_le32(r + 8, MR_KEY_BASE + i);
+	gdma_put_le32(r + 12, MR_KEY_BASE + i);
+	return 0;
+}
+
+static uint32_t req_destroy_mr(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len)
+{
+	uint64_t i;
+
+	if (len < GDMA_REQ_HDR_SIZE + 8)
+		return GDMA_STATUS_BAD_ARG;
+	i = gdma_get_le64(req + GDMA_REQ_HDR_SIZE) - MR_HANDLE_BASE;
+	if (i >= MAX_MRS || !fn->mr[i].used)
+		return GDMA_STATUS_BAD_ARG;
+	free(fn->mr[i].pages);
+	memset(&fn->mr[i], 0, sizeof(fn->mr[i]));
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The RDMA adapter (MANA_IB device, 0x30000 and up) */
+
+/*
+ * The caps mana-emu's 6.11-era kernel reports for its device (emulator/
+ * kernel: max_qp 64, max_cq 64, max_mr 2^24 - 1, max_pd 0x6000, 16 reads
+ * in flight, max_qp_wr = max_cqe 8192, 30/15 SGEs), as a 6.12 mana_ib
+ * derives them: max_qp_wr = min(requester SQ / 512, requester RQ / 256).
+ * The fields 6.12 does not report (queue id limits, MWs, SRQs, inline
+ * data) are this model's own values.
+ */
+static const struct mana_ib_adapter_caps adapter_caps = {
+	.max_sq_id = MAX_QUEUES - 1, .max_rq_id = MAX_QUEUES - 1,
+	.max_cq_id = MAX_QUEUES - 1,
+	.max_qp_count = 64, .max_cq_count = 64, .max_mr_count = 0xFFFFFF,
+	.max_pd_count = 0x6000,
+	.max_inbound_read_limit = 16, .max_outbound_read_limit = 16,
+	.mw_count = 0, .max_srq_count = 0,
+	.max_requester_sq_size = 8192 * GDMA_MAX_SQE_SIZE,
+	.max_responder_sq_size = 8192 * GDMA_MAX_SQE_SIZE,
+	.max_requester_rq_size = 8192 * GDMA_MAX_RQE_SIZE,
+	.max_responder_rq_size = 8192 * GDMA_MAX_RQE_SIZE,
+	.max_send_sge_count = GDMA_MAX_TX_SGE,
+	.max_recv_sge_count = GDMA_MAX_RX_SGE,
+	.max_inline_data_size = 0,
+};
+
+static const char *gid_str(const uint8_t gid[16], char *buf, size_t len)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(gid, v4, 12))
+		return inet_ntop(AF_INET, gid + 12, buf, (socklen_t)len);
+	return inet_ntop(AF_INET6, gid, buf, (socklen_t)len);
+}
+
+/*
+ * CONFIG_IP_ADDR: the port's GID table in the adapter.  Adding an entry
+ * already there or removing one that is not is refused (the kernel's GID
+ * cache never asks either); a seventeenth entry finds no room.
+ */
+static uint32_t rnic_config_ip(struct mana_fn *fn,
+			       const struct mana_ib_config_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+	int i, slot = -1;
+
+	for (i = 0; i < MAX_GIDS; i++) {
+		if (!fn->rnic.gid[i].used) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (fn->rnic.gid[i].type == a->sgid_type &&
+		    !memcmp(fn->rnic.gid[i].gid, a->addr, 16))
+			break;
+	}
+	if (a->op == MANA_IB_ADDR_OP_ADD) {
+		if (i < MAX_GIDS)
+			return GDMA_STATUS_BAD_ARG;
+		if (slot < 0)
+			return GDMA_STATUS_NO_RESOURCE;
+		fn->rnic.gid[slot].used = true;
+		fn->rnic.gid[slot].type = a->sgid_type;
+		memcpy(fn->rnic.gid[slot].gid, a->addr, 16);
+		fn->st.rnic_gids++;
+	} else {
+		if (i == MAX_GIDS)
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.gid[i].used = false;
+		fn->st.rnic_gids--;
+	}
+	if (fn->ops.verbose)
+		fn_log("RNIC: GID %s %s (IPv%c)",
+		       a->op == MANA_IB_ADDR_OP_ADD ? "add" : "remove",
+		       gid_str(a->addr, buf, sizeof(buf)),
+		       a->sgid_type == MANA_IB_SGID_IPV4 ? '4' : '6');
+	return 0;
+}
+
+/* CONFIG_MAC_ADDR: the MACs the adapter answers RoCE frames for. */
+static uint32_t rnic_config_mac(struct mana_fn *fn,
+				const struct mana_ib_config_addr *a)
+{
+	int i, slot = -1;
+
+	if (a->addr[0] & 1)	/* a multicast MAC is no station's */
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_MACS; i++) {
+		if (!fn->rnic.mac_used[i]) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (!memcmp(fn->rnic.mac[i], a->addr, 6))
+			break;
+	}
+	if (a->op == MANA_IB_ADDR_OP_ADD) {
+		if (i < MAX_MACS)
+			return GDMA_STATUS_BAD_ARG;
+		if (slot < 0)
+			return GDMA_STATUS_NO_RESOURCE;
+		fn->rnic.mac_used[slot] = true;
+		memcpy(fn->rnic.mac[slot], a->addr, 6);
+		fn->st.rnic_macs++;
+	} else {
+		if (i == MAX_MACS)
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.mac_used[i] = false;
+		fn->st.rnic_macs--;
+	}
+	if (fn->ops.verbose)
+		fn_log("RNIC: MAC %s %02x:%02x:%02x:%02x:%02x:%02x",
+		       a->op == MANA_IB_ADDR_OP_ADD ? "add" : "remove",
+		       a->addr[0], a->addr[1], a->addr[2], a->addr[3],
+		       a->addr[4], a->addr[5]);
+	return 0;
+}
+
+
+/* The largest power of two <= @len, at least a page: a queue's ring. */
+static uint32_t ring_size(uint64_t len)
+{
+	uint32_t s = MANA_PAGE_SIZE;
+
+	while ((uint64_t)s * 2 <= len && s < (1U << 30))
+		s *= 2;
+	return s;
+}
+
+/* Can region @handle become a queue (complete, no page offset)? */
+static bool region_queue_ok(struct mana_fn *fn, uint64_t handle)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+
+	return rg && rg->pages_added == rg->page_count && !rg->offset_in_page;
+}
+
+static struct queue *rnic_queue(struct mana_fn *fn, enum gdma_queue_type type,
+				uint64_t handle, uint32_t db)
+{
+	struct dma_region *rg = rg_find(fn, handle);
+	struct queue *q;
+
+	q = rg ? q_from_region(fn, type, handle, ring_size(rg->length)) : NULL;
+	if (q)
+		q->db = db;
+	return q;
+}
+
+/*
+ * MANA_IB_CREATE_CQ: a CQ over the region (its ring the largest power of
+ * two the region holds), raising its events on the EQ named, armed from
+ * the user's doorbell page.
+ */
+static uint32_t rnic_create_cq(struct mana_fn *fn, const uint8_t *req,
+			       uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	struct mana_ib_create_cq c;
+	struct queue *q;
+	uint32_t i;
+
+	if (mana_ib_create_cq_decode(req, len, &c) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 16 ||
+	    !q_find(fn, GDMA_EQ, c.eq_id) || !db_valid(fn, c.doorbell) ||
+	    !region_queue_ok(fn, c.region))
+		return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_RNIC_CQS && fn->rcq[i].q; i++)
+		;
+	if (i == MAX_RNIC_CQS)
+		return GDMA_STATUS_NO_RESOURCE;
+	q = rnic_queue(fn, GDMA_CQ, c.region, c.doorbell);
+	if (!q)
+		return GDMA_STATUS_NO_RESOURCE;
+	q->parent_eq = c.eq_id;
+	fn->rcq[i].q = q;
+	fn->rcq[i].users = 0;
+	gdma_put_le64(r, RNIC_CQ_HANDLE_BASE + i);
+	gdma_put_le32(r + 8, q->id);
+	return 0;
+}
+
+static int rnic_cq_index(const struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - RNIC_CQ_HANDLE_BASE;
+
+	return handle >= RNIC_CQ_HANDLE_BASE && i < MAX_RNIC_CQS &&
+	       fn->rcq[i].q ? (int)i : -1;
+}
+
+static uint32_t rnic_destroy_cq(struct mana_fn *fn, uint64_t handle)
+{
+	int i = rnic_cq_index(fn, handle);
+
+	/* the kernel destroys a QP before its CQs */
+	if (i < 0 || fn->rcq[i].users)
+		return GDMA_STATUS_BAD_ARG;
+	q_free(fn->rcq[i].q);
+	fn->rcq[i].q = NULL;
+	return 0;
+}
+
+/*
+ * MANA_IB_CREATE_RC_QP: four queues (requester and responder SQ and RQ;
+ * the FMR queue a user's QP has not), each over its region.  The QP
+ * number 6.12 reports is the responder RQ's id.  The RC transport itself
+ * (RoCEv2 on the wire) is not modelled: WQEs wait in the queues.
+ */
+static uint32_t rnic_create_rc_qp(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len, uint8_t *r, uint32_t resp_len)
+{
+	static const enum gdma_queue_type type[MANA_RC_QUEUES] = {
+		GDMA_SQ, GDMA_SQ, GDMA_SQ, GDMA_RQ, GDMA_RQ,
+	};
+	/*
+	 * The ids come in groups of four, as our provider checks (and
+	 * mana-emu makes them): requester SQ 4k, responder SQ 4k + 1,
+	 * responder RQ 4k', requester RQ 4k' + 1; the QP number is the
+	 * responder RQ's.  Both ranges lie above every Ethernet queue id.
+	 */
+	static const uint32_t rc_base[MANA_RC_QUEUES] = {
+		RC_SEND_BASE, RC_SEND_BASE, 0, RC_RECV_BASE, RC_RECV_BASE,
+	};
+	static const uint32_t rc_low[MANA_RC_QUEUES] = { 0, 1, 0, 1, 0 };
+	struct mana_ib_create_rc_qp c;
+	uint64_t pd;
+	int scq, rcq;
+	uint32_t i, k;
+
+	/* a user's QP (6.12 makes no other): no FMR queue */
+	if (mana_ib_create_rc_qp_decode(req, len, &c) ||
+	    resp_len < GDMA_RESP_HDR_SIZE + 32 || !db_valid(fn, c.doorbell) ||
+	    c.flags != MANA_RC_FLAG_NO_FMR)
+		return GDMA_STATUS_BAD_ARG;
+	pd = c.pd - PD_HANDLE_BASE;
+	scq = rnic_cq_index(fn, c.send_cq);
+	rcq = rnic_cq_index(fn, c.recv_cq);
+	if (pd >= MAX_PDS || !fn->pd_used[pd] || scq < 0 || rcq < 0)
+		return GDMA_STATUS_BAD_ARG;
+	for (k = 0; k < MANA_RC_QUEUES; k++)
+		if (k != MANA_RC_QUEUE_FMR && !region_queue_ok(fn, c.region[k]))
+			return GDMA_STATUS_BAD_ARG;
+	for (i = 0; i < MAX_RC_QPS && fn->rcqp[i].used; i++)
+		;
+	if (i == MAX_RC_QPS)
+		return GDMA_STATUS_NO_RESOURCE;
+	memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+	for (k = 0; k < MANA_RC_QUEUES; k++) {
+		if (k == MANA_RC_QUEUE_FMR) {
+			gdma_put_le32(r + 8 + 4 * k, 0xFFFFFFFFU);
+			continue;
+		}
+		fn->rcqp[i].q[k] = rnic_queue(fn, type[k], c.region[k], c.doorbell);
+		if (!fn->rcqp[i].q[k]) {
+			while (k--)
+				if (fn->rcqp[i].q[k])
+					q_free(fn->rcqp[i].q[k]);
+			memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+			return GDMA_STATUS_NO_RESOURCE;
+		}
+		fn->rcqp[i].q[k]->id = rc_base[k] + 4 * (i + 1) + rc_low[k];
+		gdma_put_le32(r + 8 + 4 * k, fn->rcqp[i].q[k]->id);
+	}
+	fn->rcqp[i].used = true;
+	fn->rcqp[i].send_cq = (uint32_t)scq;
+	fn->rcqp[i].recv_cq = (uint32_t)rcq;
+	fn->rcq[scq].users++;
+	fn->rcq[rcq].users++;
+	gdma_put_le64(r, RC_QP_HANDLE_BASE + i);
+	return 0;
+}
+
+static int rc_qp_index(const struct mana_fn *fn, uint64_t handle)
+{
+	uint64_t i = handle - RC_QP_HANDLE_BASE;
+
+	return handle >= RC_QP_HANDLE_BASE && i < MAX_RC_QPS &&
+	       fn->rcqp[i].used ? (int)i : -1;
+}
+
+static uint32_t rnic_destroy_rc_qp(struct mana_fn *fn, uint64_t handle)
+{
+	int i = rc_qp_index(fn, handle);
+	uint32_t k;
+
+	if (i < 0)
+		return GDMA_STATUS_BAD_ARG;
+	for (k = 0; k < MANA_RC_QUEUES; k++)
+		if (fn->rcqp[i].q[k])
+			q_free(fn->rcqp[i].q[k]);
+	fn->rcq[fn->rcqp[i].send_cq].users--;
+	fn->rcq[fn->rcqp[i].recv_cq].users--;
+	memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+	return 0;
+}
+
+/*
+ * MANA_IB_SET_QP_STATE: the state is kept (the core checked the
+ * transition before the driver sent it); the rest of the attributes would
+ * drive the RC transport, which is not modelled.
+ */
+static uint32_t rnic_set_qp_state(struct mana_fn *fn, const uint8_t *req,
+				  uint32_t len)
+{
+	struct mana_ib_set_qp_state st;
+	int i;
+
+	if (mana_ib_set_qp_state_decode(req, len, &st))
+		return GDMA_STATUS_BAD_ARG;
+	i = rc_qp_index(fn, st.qp);
+	if (i < 0 || ((st.attr_mask & IB_QP_STATE) && st.state > IB_QPS_ERR))
+		return GDMA_STATUS_BAD_ARG;
+	if (st.attr_mask & IB_QP_STATE) {
+		fn->rcqp[i].state = st.state;
+		if (fn->ops.verbose)
+			fn_log("RNIC: QP %#x -> state %u (dest QP %#x)",
+			       fn->rcqp[i].q[4]->id, st.state, st.dest_qpn);
+	}
+	return 0;
+}
+
+static uint32_t rnic_request(struct mana_fn *fn, const struct gdma_req_hdr *h,
+			     const uint8_t *req, uint32_t len, uint8_t *resp,
+			     uint32_t resp_len)
+{
+	uint8_t *r = resp + GDMA_RESP_HDR_SIZE;
+	struct mana_ib_create_adapter ca;
+	struct mana_ib_config_addr a;
+	uint64_t adapter, obj;
+	int i;
+
+	if (!fn->ib_registered || h->dev_id != GDMA_DEVICE_MANA_IB)
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_IB_GET_ADAPTER_CAP:
+		if (resp_len < GDMA_RESP_HDR_SIZE + MANA_IB_ADAPTER_CAPS_SIZE)
+			return GDMA_STATUS_BAD_ARG;
+		mana_ib_adapter_caps_encode(&adapter_caps, r);
+		return 0;
+	case MANA_IB_CREATE_ADAPTER:
+		/* one adapter per function; its events go to a live EQ */
+		if (mana_ib_create_adapter_decode(req, len, &ca) ||
+		    resp_len < GDMA_RESP_HDR_SIZE + 8 || fn->rnic.live ||
+		    !q_find(fn, GDMA_EQ, ca.notify_eq_id))
+			return GDMA_STATUS_BAD_ARG;
+		fn->rnic.live = true;
+		fn->rnic.notify_eq = ca.notify_eq_id;
+		fn->st.rnic_adapters++;
+		gdma_put_le64(r, ADAPTER_HANDLE);
+		return 0;
+	default:
+		break;
+	}
+	if (mana_ib_adapter_decode(req, len, &adapter) || !fn->rnic.live ||
+	    adapter != ADAPTER_HANDLE)
+		return GDMA_STATUS_BAD_ARG;
+	switch (h->msg_type) {
+	case MANA_IB_DESTROY_ADAPTER:
+		for (i = 0; i < MAX_RNIC_CQS; i++)
+			if (fn->rcq[i].q)
+				return GDMA_STATUS_BAD_ARG;	/* objects first */
+		/* its addresses go with it */
+		memset(&fn->rnic, 0, sizeof(fn->rnic));
+		fn->st.rnic_gids = fn->st.rnic_macs = 0;
+		return 0;
+	case MANA_IB_CONFIG_IP_ADDR:
+		if (mana_ib_config_ip_decode(req, len, &a))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_config_ip(fn, &a);
+	case MANA_IB_CONFIG_MAC_ADDR:
+		if (mana_ib_config_mac_decode(req, len, &a))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_config_mac(fn, &a);
+	case MANA_IB_CREATE_CQ:
+		return rnic_create_cq(fn, req, len, r, resp_len);
+	case MANA_IB_DESTROY_CQ:
+		if (mana_ib_adapter_obj_decode(req, len, &adapter, &obj))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_destroy_cq(fn, obj);
+	case MANA_IB_CREATE_RC_QP:
+		return rnic_create_rc_qp(fn, req, len, r, resp_len);
+	case MANA_IB_DESTROY_RC_QP:
+		if (mana_ib_adapter_obj_decode(req, len, &adapter, &obj))
+			return GDMA_STATUS_BAD_ARG;
+		return rnic_destroy_rc_qp(fn, obj);
+	case MANA_IB_SET_QP_STATE:
+		return rnic_set_qp_state(fn, req, len);
 	default:
 		return GDMA_STATUS_CMD_UNSUPPORTED;
 	}
@@ -828,6 +1464,8 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 			return GDMA_STATUS_BAD_ARG;
 		if (h->dev_id == GDMA_DEVICE_MANA)
 			fn->registered = true;
+		else
+			fn->ib_registered = true;
 		gdma_put_le32(r, PDID);
 		gdma_put_le32(r + 4, GPA_MKEY);
 		gdma_put_le32(r + 8, MANA_DB);
@@ -835,6 +1473,8 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 	case GDMA_DEREGISTER_DEVICE:
 		if (h->dev_id == GDMA_DEVICE_MANA)
 			fn->registered = false;
+		else if (h->dev_id == GDMA_DEVICE_MANA_IB)
+			fn->ib_registered = false;
 		return 0;
 	case GDMA_GENERATE_TEST_EQE:
 		return req_test_eqe(fn, req, len);
@@ -852,7 +1492,21 @@ static uint32_t hwc_dispatch(struct mana_fn *fn, const struct gdma_req_hdr *h,
 		return req_region_add_pages(fn, req, len);
 	case GDMA_DESTROY_DMA_REGION:
 		return req_destroy_dma_region(fn, req, len);
+	case GDMA_ALLOCATE_RESOURCE_RANGE:
+		return req_alloc_range(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_RESOURCE_RANGE:
+		return req_destroy_range(fn, req, len);
+	case GDMA_CREATE_PD:
+		return req_create_pd(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_PD:
+		return req_destroy_pd(fn, req, len);
+	case GDMA_CREATE_MR:
+		return req_create_mr(fn, req, len, r, resp_len);
+	case GDMA_DESTROY_MR:
+		return req_destroy_mr(fn, req, len);
 	default:
+		if (h->msg_type >= 0x30000 && h->msg_type < 0x40000)
+			return rnic_request(fn, h, req, len, resp, resp_len);
 		return mana_request(fn, h, req, len, resp, resp_len);
 	}
 }
@@ -899,7 +1553,7 @@ static int hwc_request(struct mana_fn *fn, uint32_t off, uint32_t *wqe_size)
 		fn->st.unsupported++;
 		fn->st.last_unsupported = h.msg_type;
 		fn_log("HWC: request %#x unsupported", h.msg_type);
-	} else if (status) {
+	} else if (status && status != GDMA_STATUS_MORE_ENTRIES) {
 		fn_log("HWC: request %#x failed: status %#x", h.msg_type, status);
 	} else if (fn->ops.verbose) {
 		fn_log("HWC: request %#x (device %#x) ok", h.msg_type, h.dev_id);
@@ -965,8 +1619,77 @@ static struct queue *wqobj_cq(struct mana_fn *fn, const struct queue *wq)
 }
 
 /*
+ * Host address of the start of [addr, addr + len) under memory key @key
+ * and in *n how many of its bytes follow contiguously: the kernel's GPA
+ * key names guest physical memory, an MR's lkey its virtual range (up to
+ * the end of a 4 KiB page at a time).  NULL when the key is unknown, the
+ * range leaves the MR or shared memory, or a write meets a read-only MR.
+ */
+static uint8_t *sge_piece(struct mana_fn *fn, uint32_t key, uint64_t addr,
+			  uint32_t len, bool write, uint32_t *n)
+{
+	uint64_t i = (uint64_t)key - MR_KEY_BASE, off;
+	uint8_t *p;
+
+	if (key == GPA_MKEY) {
+		*n = len;
+		p = fn->ops.dma(fn->ops.ctx, addr, len);
+	} else {
+		if (key < MR_KEY_BASE || i >= MAX_MRS || !fn->mr[i].used ||
+		    (write && !(fn->mr[i].access & GDMA_ACCESS_LOCAL_WRITE)) ||
+		    addr < fn->mr[i].va || addr - fn->mr[i].va > fn->mr[i].length ||
+		    len > fn->mr[i].length - (addr - fn->mr[i].va))
+			return NULL;
+		off = fn->mr[i].offset + (addr - fn->mr[i].va);
+		if (off / MANA_PAGE_SIZE >= fn->mr[i].npages)
+			return NULL;
+		*n = MANA_PAGE_SIZE - off % MANA_PAGE_SIZE;
+		if (*n > len)
+			*n = len;
+		p = fn->ops.dma(fn->ops.ctx, fn->mr[i].pages[off / MANA_PAGE_SIZE] +
+				off % MANA_PAGE_SIZE, *n);
+	}
+	if (!p)
+		fn->st.dma_faults++;
+	return p;
+}
+
+/* Copy @len bytes of an SGE's memory to @dst; -EFAULT if refused. */
+static int sge_read(struct mana_fn *fn, const struct gdma_sge *sge,
+		    uint8_t *dst, uint32_t len)
+{
+	uint32_t done = 0, n;
+	uint8_t *p;
+
+	for (; done < len; done += n) {
+		p = sge_piece(fn, sge->mkey, sge->addr + done, len - done, false, &n);
+		if (!p)
+			return -EFAULT;
+		memcpy(dst + done, p, n);
+	}
+	return 0;
+}
+
+/* ... and @len bytes of @src into it. */
+static int sge_write(struct mana_fn *fn, const struct gdma_sge *sge,
+		     const uint8_t *src, uint32_t len)
+{
+	uint32_t done = 0, n;
+	uint8_t *p;
+
+	for (; done < len; done += n) {
+		p = sge_piece(fn, sge->mkey, sge->addr + done, len - done, true, &n);
+		if (!p)
+			return -EFAULT;
+		memcpy(p, src + done, n);
+	}
+	return 0;
+}
+
+/*
  * Gather a frame from the WQE's SGEs (the kernel's: GPA key, one linear
- * part and page fragments); -EFAULT when an SGE leaves shared memory.
+ * part and page fragments; a user's: MR keys); -EFAULT when an SGE leaves
+ * its MR or shared memory.
  */
 static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
 		     const struct gdma_wqe_view *v, uint8_t *frame,
@@ -976,17 +1699,12 @@ static int tx_gather(struct mana_fn *fn, const uint8_t *wqe,
 
 	for (i = 0; i < v->hdr.num_sge; i++) {
 		struct gdma_sge sge;
-		void *p;
 
 		gdma_wqe_view_sge(wqe, v, i, &sge);
-		if (sge.mkey != GPA_MKEY || sge.size > MANA_FN_MAX_FRAME - n)
+		if (sge.size > MANA_FN_MAX_FRAME - n)
 			return -EINVAL;
-		p = fn->ops.dma(fn->ops.ctx, sge.addr, sge.size);
-		if (!p) {
-			fn->st.dma_faults++;
+		if (sge_read(fn, &sge, frame + n, sge.size))
 			return -EFAULT;
-		}
-		memcpy(frame + n, p, sge.size);
 		n += sge.size;
 	}
 	*len = n;
@@ -1060,16 +1778,11 @@ int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len)
 	for (i = 0; i < v.hdr.num_sge && done < len; i++) {
 		struct gdma_sge sge;
 		uint32_t n;
-		void *p;
 
 		gdma_wqe_view_sge(wqe, &v, i, &sge);
 		n = len - done < sge.size ? len - done : sge.size;
-		p = sge.mkey == GPA_MKEY ? fn->ops.dma(fn->ops.ctx, sge.addr, n) : NULL;
-		if (!p) {
-			fn->st.dma_faults++;
+		if (sge_write(fn, &sge, frame + done, n))
 			break;
-		}
-		memcpy(p, frame + done, n);
 		done += n;
 	}
 	rq->consumer += v.size;
@@ -1116,10 +1829,11 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_SQ, db.id);
-		if (q && page == MANA_DB) {
+		if (q && page == q->db) {
 			mana_sq_ring(fn, q, db.tail);
 			return;
 		}
+		q = NULL;
 		break;
 	case GDMA_DB_RQ:
 		if (fn->hwc_rq && page == HWC_DB && db.id == fn->hwc_rq->id) {
@@ -1127,6 +1841,8 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_RQ, db.id);
+		if (q && page != q->db)
+			q = NULL;
 		break;
 	case GDMA_DB_EQ:
 		/*
@@ -1143,8 +1859,23 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 				fn->ops.irq(fn->ops.ctx, q->msix);
 		}
 		return;
+	case GDMA_DB_CQ:
+		/*
+		 * Arming with the driver's head (entries from one lap in,
+		 * modulo 8 laps, as for EQs): completions already past it
+		 * raise the event now, else the next one will.  Any page: the
+		 * kernel arms on its device's, a user on its context's.
+		 */
+		q = q_find(fn, GDMA_CQ, db.id);
+		if (q && db.arm) {
+			uint64_t n = q->size / GDMA_CQE_SIZE;
+
+			q->armed = true;
+			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail)
+				cq_event(fn, q);
+		}
+		return;
 	default:
-		/* CQ arming: every CQE posts its EQE anyway */
 		return;
 	}
 	if (!q) {

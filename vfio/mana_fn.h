@@ -72,6 +72,9 @@ struct mana_fn_stats {
 	uint64_t tx_bytes;
 	uint64_t rx_frames;		/* frames delivered to the driver */
 	uint64_t rx_drops;		/* ... not: RX off, no WQE, too long */
+	uint32_t rnic_adapters;		/* RDMA adapters created */
+	uint32_t rnic_macs;		/* ... MACs and GIDs configured now */
+	uint32_t rnic_gids;
 };
 
 void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st);

@@ -7,8 +7,9 @@
  *   mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX] [--backend=SPEC]
  *
  * --backend puts the VF's frames on one of mana-emu's wires (emulator/
- * wire/: null, socket:DIR, a virtual switch mana-emu VMs join, or
- * tap:IFNAME); without it the guest's frames are completed and dropped.
+ * wire/: null, loopback (back into the VF, after the write that sent
+ * them), socket:DIR, a virtual switch mana-emu VMs join, or tap:IFNAME);
+ * without it the guest's frames are completed and dropped.
  *
  * MANA_VFIO_VERBOSE=1 logs every vfio-user message and HWC request.
  *
@@ -40,7 +41,7 @@
 
 #define MAX_MAPS	64
 #define USAGE	"usage: mana-vfio --socket=PATH [--mac=XX:XX:XX:XX:XX:XX] " \
-		"[--backend=null|socket:DIR|tap:IFNAME]\n"
+		"[--backend=null|loopback|socket:DIR|tap:IFNAME]\n"
 
 struct dma_map {
 	uint64_t addr, size;
@@ -544,6 +545,12 @@ int main(int argc, char **argv)
 			pthread_mutex_lock(&s.lock);
 			rc = handle(&s, size);
 			pthread_mutex_unlock(&s.lock);
+			/*
+			 * loopback: the frames the guest sent come back now,
+			 * after the doorbell's write is answered (srv_rx locks)
+			 */
+			if (s.wire)
+				backend_poll(s.wire);
 			if (rc)
 				break;
 		}
@@ -556,11 +563,13 @@ int main(int argc, char **argv)
 	mana_fn_get_stats(s.fn, &st);
 	fprintf(stderr, "mana-vfio: exit: hwc_established=%u requests=%u "
 		"unsupported=%u last_unsupported=%#x dma_faults=%u tx_frames=%llu "
-		"rx_frames=%llu rx_drops=%llu\n",
+		"rx_frames=%llu rx_drops=%llu rnic_adapters=%u rnic_macs=%u "
+		"rnic_gids=%u\n",
 		st.hwc_established, st.requests, st.unsupported,
 		st.last_unsupported, st.dma_faults,
 		(unsigned long long)st.tx_frames, (unsigned long long)st.rx_frames,
-		(unsigned long long)st.rx_drops);
+		(unsigned long long)st.rx_drops, st.rnic_adapters, st.rnic_macs,
+		st.rnic_gids);
 	for (i = 0; i < MAX_MAPS; i++)
 		if (s.maps[i].host)
 			munmap(s.maps[i].host, s.maps[i].size);

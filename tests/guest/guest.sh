@@ -6,7 +6,14 @@
 #     with ib_core, ib_uverbs, mana, mana_ib and their dependencies
 #     (uncompressed: busybox's insmod reads plain .ko) whose /init runs the
 #     shell SCRIPT, prints "GUEST-EXIT <status>" and powers off; each FILE
-#     is copied to its root (/NAME), e.g. a flag the script tests
+#     is copied to its root (/NAME), e.g. a flag the script tests.  With
+#     GUEST_PROVIDER=PATH (our libmana) it also carries the guest's verbs
+#     userspace: trixie's libibverbs, ibv_devinfo (from BUILD_DIR/guest/
+#     verbs/), their libraries (libnl; libc from the trixie root) and PATH
+#     as the only provider (/etc/libibverbs.d/mana.driver); each of
+#     GUEST_BINS (host-built programs) goes to /usr/bin with the libraries
+#     it needs, searched in the guest's tree, the trixie root, then the
+#     host (an ASan build's runtime)
 # tests/guest/guest.sh BUILD_DIR boot INITRAMFS [QEMU ARGS...]
 #     boots the trixie kernel with it under TCG (-smp 1: this machine's
 #     /dev/kvm is paravirtual and cannot run a stock kernel), serial on
@@ -33,6 +40,50 @@ module_closure() { # module names in load order (dependencies first)
 	done
 }
 
+# ELF file $1 and the libraries it needs (by soname, transitively) into
+# $2/usr/lib/x86_64-linux-gnu, from the first of LIBDIRS that has each
+LIBDIRS=()
+copy_needed() {
+	local f=$1 dst=$2/usr/lib/x86_64-linux-gnu n d
+	for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -e "$dst/$n" ] && continue
+		for d in "${LIBDIRS[@]}"; do
+			if [ -e "$d/$n" ]; then
+				cp -L "$d/$n" "$dst/$n"
+				copy_needed "$dst/$n" "$2"
+				continue 2
+			fi
+		done
+		echo "guest: no library $n (for $f)" >&2
+		exit 1
+	done
+}
+
+# The verbs userspace with $GUEST_PROVIDER as its one provider (above).
+add_verbs() {
+	local root=$1 lib=$1/usr/lib/x86_64-linux-gnu V=$G/verbs b
+	[ -x "$V/usr/bin/ibv_devinfo" ] ||
+		{ echo "guest: no $V (./build.sh guest-root)" >&2; exit 1; }
+	mkdir -p "$lib/libibverbs" "$root/usr/bin" "$root/lib64" "$root/etc/libibverbs.d"
+	LIBDIRS=("$V/usr/lib/x86_64-linux-gnu" "$G/root/usr/lib/x86_64-linux-gnu"
+		/usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu)
+	cp -L "$G/root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" "$lib/"
+	ln -s ../usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$root/lib64/"
+	for b in ibv_devinfo ibv_devices; do
+		cp "$V/usr/bin/$b" "$root/usr/bin/"
+		copy_needed "$root/usr/bin/$b" "$root"
+	done
+	# libmana.so.1 for manadv users, the provider name libibverbs loads
+	cp -L "$GUEST_PROVIDER" "$lib/libmana.so.1"
+	ln -s ../libmana.so.1 "$lib/libibverbs/libmana-rdmav34.so"
+	copy_needed "$lib/libmana.so.1" "$root"
+	echo "driver mana" >"$root/etc/libibverbs.d/mana.driver"
+	for b in ${GUEST_BINS:-}; do
+		cp "$b" "$root/usr/bin/"
+		copy_needed "$root/usr/bin/$(basename "$b")" "$root"
+	done
+}
+
 case "$cmd" in
 initramfs)
 	out=${1:?OUT}
@@ -52,12 +103,13 @@ initramfs)
 		echo "$b" >>"$tmp/mod/order"
 	done
 	cp "$script" "$tmp/test.sh"
+	[ -z "${GUEST_PROVIDER:-}" ] || add_verbs "$tmp"
 	shift 2
 	for f in "$@"; do cp "$f" "$tmp/"; done
 	cat >"$tmp/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin
+export PATH=/bin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev

@@ -11,6 +11,9 @@
 #   kernel/    trixie's linux-image (vmlinuz, modules, System.map), unpacked
 #              with dpkg-deb rather than installed, so no initramfs-tools run
 #   busybox    busybox-static's binary, for the initramfs made at test time
+#   verbs/     libibverbs1, ibverbs-utils and libnl (their dependencies
+#              besides libc), unpacked: the guest's verbs userspace, which
+#              loads our provider (libibverbs1 has no providers of its own)
 # A second run with the same inputs (this script) does nothing.  Needs root
 # (mmdebstrap's chroot mode).  Downloaded .debs are hard-linked to and from
 # the trixie cache of ./build.sh fresh-root ($MANA_FRESH_CACHE), so the
@@ -25,7 +28,8 @@ MIRROR=${MANA_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 STAMP=$(sha256sum "$0" | cut -c1-16)
 
 if [ -f "$G/stamp" ] && [ "$(cat "$G/stamp")" = "$STAMP" ] &&
-	[ -x "$G/root/usr/bin/qemu-system-x86_64" ] && [ -f "$G/kernel/vmlinuz" ]; then
+	[ -x "$G/root/usr/bin/qemu-system-x86_64" ] && [ -f "$G/kernel/vmlinuz" ] &&
+	[ -x "$G/verbs/usr/bin/ibv_devinfo" ]; then
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -45,9 +49,10 @@ BPO=trixie-backports
 INCLUDE=qemu-system-x86/$BPO,qemu-system-common/$BPO,qemu-system-data/$BPO,seabios/$BPO
 SEED="find '$CACHE' -maxdepth 1 -name '*.deb' \
 	-exec cp -ln -t \"\$1/var/cache/apt/archives/\" {} + 2>/dev/null || true"
-# the versioned kernel image linux-image-amd64 depends on, and busybox
+# the versioned kernel image linux-image-amd64 depends on, busybox, verbs
+VERBS="libibverbs1 ibverbs-utils libnl-3-200 libnl-route-3-200"
 FETCH='mkdir -p "$1/opt/debs" && chroot "$1" sh -c "cd /opt/debs &&
-	apt-get download -q busybox-static \$(apt-cache depends linux-image-amd64 |
+	apt-get download -q busybox-static '"$VERBS"' \$(apt-cache depends linux-image-amd64 |
 	sed -n \"s/^ *Depends: \(linux-image-[0-9].*\)/\1/p\")"'
 if ! mmdebstrap --variant=apt --quiet --include="$INCLUDE" \
 	--dpkgopt=force-unsafe-io \
@@ -64,9 +69,11 @@ fi
 find "$G/root/var/cache/apt/archives" "$G/root/opt/debs" -maxdepth 1 -name '*.deb' \
 	-links 1 -exec cp -ln -t "$CACHE/" {} + 2>/dev/null || true
 
-mkdir -p "$G/kernel/x" "$G/bb"
+mkdir -p "$G/kernel/x" "$G/bb" "$G/verbs"
 dpkg-deb -x "$G"/root/opt/debs/linux-image-*.deb "$G/kernel/x"
 dpkg-deb -x "$G"/root/opt/debs/busybox-static_*.deb "$G/bb"
+for p in $VERBS; do dpkg-deb -x "$G"/root/opt/debs/"${p}"_*.deb "$G/verbs"; done
+rm -rf "$G/verbs/usr/share"
 cp "$G/bb/usr/bin/busybox" "$G/busybox"
 rm -rf "$G/bb"
 kver=$(ls "$G/kernel/x/usr/lib/modules")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill]
+# test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill |
+#                                         verbs PROVIDER MANA_PKTGEN]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -9,8 +10,15 @@
 # with mana-vfio's MAC exists, `ip link set up` succeeds and the link is
 # UP,LOWER_UP, the guest's own frames (IPv6 MLD/ND after link up) reach
 # mana-vfio, and both QEMU and mana-vfio are gone afterwards with the
-# socket removed.  Also: mana_ib, probing the RDMA device, stops at its
-# first adapter request (M2's work), as a clean probe failure (no oops).
+# socket removed.
+#
+# M2: mana_ib probes the RDMA device (GET_ADAPTER_CAP, its EQs,
+# CREATE_ADAPTER, CONFIG_MAC_ADDR) and registers mana_0 with the node GUID
+# of our MAC and one port, ACTIVE once eth0 is up; the RDMA core's GIDs
+# reach the adapter as CONFIG_IP_ADDR: the link-local IPv6 GID at link up,
+# 10.77.0.2 on `ip addr add` (in the port's GID table as ::ffff:10.77.0.2)
+# and its removal on `ip addr del`; no request goes unanswered and dmesg
+# has no mana_ib error.
 #
 # With "ping": mana-vfio's wire is a TAP in a network namespace holding
 # 10.77.0.1, the guest's eth0 10.77.0.2, and the guest pings the host's
@@ -22,6 +30,21 @@
 # mana-emu VM on the same switch sends 100 frames to the guest's MAC with
 # mana-pktgen (our provider on the emulated device), and the guest's own
 # counters must show all 100 received by its mana driver.
+#
+# With "verbs" (M3): the guest also carries trixie's libibverbs and
+# ibv_devinfo with PROVIDER (our libmana, plain or ASan: then preloaded
+# with its runtime) as its only provider; `ibv_devinfo -v` on the real
+# mana_ib must load ours and show mana_0 as mana-vfio describes it (the
+# caps, port 1 ACTIVE, the GIDs), its user context costing one doorbell
+# page (ALLOCATE/DESTROY_RESOURCE_RANGE).  Two trixie ibv_rc_pingpong
+# (over lo, GID 1) make RC QPs through our provider (MANA_IB_CREATE_CQ,
+# CREATE_RC_QP) and connect them to RTS (SET_QP_STATE); mana-vfio has no
+# RC transport yet, so the ping-pong is cut off by a timeout.  Then, eth0 down (a raw QP
+# needs the vPort the netdev holds), MANA_PKTGEN (our manadv datapath on
+# our provider) loops 1000 frames through a raw QP and an RSS QP on the
+# real mana_ib: PD, MRs, CQs, CREATE_WQ_OBJ, CONFIG_VPORT_TX/RX with the
+# user's PD and doorbell page, WQEs and doorbells from userspace, frames
+# back through mana-vfio's loopback wire: all 1000 received, verified.
 #
 # With "kill": QEMU is killed (SIGKILL) once the driver has established the
 # HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
@@ -53,6 +76,10 @@ if [ "$MODE" = ping ]; then
 	NS=mana-vfio-$$
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
+elif [ "$MODE" = verbs ]; then
+	# trixie's ibv_rc_pingpong, our mana-pktgen
+	export GUEST_PROVIDER=$4 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong $5"
+	WIRE=(--backend=loopback)
 elif [ "$MODE" = socket ]; then
 	EMU=$4
 	PKTGEN=$5
@@ -72,10 +99,54 @@ sleep 1
 ip -o link show eth0
 echo "== dmesg after link up"
 dmesg | grep -E "mana|BUG|Oops|WARNING" | tail -5
+# mana_ib's device: the RDMA core adds a GID per address of eth0
+ip addr add 10.77.0.2/24 dev eth0
+echo "== infiniband"
+for d in /sys/class/infiniband/*; do
+	echo "ibdev $(basename $d) guid=$(cat $d/node_guid) ports=$(ls $d/ports | tr '\n' ' ')"
+	for p in $d/ports/*; do
+		echo "port $(basename $p) state=$(cat $p/state) link=$(cat $p/link_layer)"
+		for g in $p/gids/*; do
+			i=$(basename $g)
+			case "$(cat $g)" in 0000:0000:0000:0000:0000:0000:0000:0000) continue ;; esac
+			echo "gid $i $(cat $g) $(cat $p/gid_attrs/types/$i 2>/dev/null)"
+		done
+	done
+done
 if [ -e /ping ]; then
-	ip addr add 10.77.0.2/24 dev eth0
 	ping -c 3 -W 5 10.77.0.1
 fi
+if [ -e /verbs ]; then
+	# an ASan build's provider needs its runtime first (busybox is static)
+	asan=/usr/lib/x86_64-linux-gnu/libasan.so.8
+	[ -e $asan ] && export LD_PRELOAD=$asan
+	echo "== ibv_devinfo -v"
+	LD_DEBUG=files ibv_devinfo -v >/tmp/devinfo 2>/tmp/ld
+	echo "ibv_devinfo exit $?"
+	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
+	grep -v "^ *[0-9]*:" /tmp/ld
+	cat /tmp/devinfo
+	# RC: two QPs over lo, connected INIT -> RTR -> RTS on GID 1; no RC
+	# transport in mana-vfio, so the ping-pong itself waits: time-bounded
+	echo "== ibv_rc_pingpong"
+	ip link set lo up
+	timeout 5 ibv_rc_pingpong -d mana_0 -g 1 -n 1 >/dev/null 2>&1 &
+	sleep 1
+	timeout 3 ibv_rc_pingpong -d mana_0 -g 1 -n 1 127.0.0.1
+	wait
+	echo "== raw QP loopback"
+	ip link set eth0 down
+	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
+	echo "mana-pktgen exit $?"
+	unset LD_PRELOAD
+fi
+ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
+# the GID goes from the adapter when the core's GID cache drops it
+i=0
+while [ -n "$(grep -l 0a4d:0002 /sys/class/infiniband/*/ports/1/gids/* 2>/dev/null)" ] &&
+	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+echo "== dmesg at the end"
+dmesg | grep -iE "mana|infiniband|BUG|Oops|WARNING" | tail -8
 if [ -e /socket ]; then
 	# the frames come once the host saw RX enabled; 60 s bounds a failure
 	i=0
@@ -85,11 +156,11 @@ if [ -e /socket ]; then
 		"rx_bytes $(cat /sys/class/net/eth0/statistics/rx_bytes)"
 fi
 GUEST
-[ "$MODE" = ping ] && echo >"$TMP/ping"
-[ "$MODE" = socket ] && echo >"$TMP/socket"
 extra=()
-[ "$MODE" = ping ] && extra=("$TMP/ping")
-[ "$MODE" = socket ] && extra=("$TMP/socket")
+case "$MODE" in ping | socket | verbs)
+	echo >"$TMP/$MODE"
+	extra=("$TMP/$MODE") ;;
+esac
 "$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" "${extra[@]}" || exit 1
 
 SOCK=$TMP/mana.sock
@@ -144,7 +215,44 @@ if [ "$MODE" = kill ]; then
 	check "qemu killed" test "$rc" -eq 137
 	check "mana-vfio exits 0 after the client" test "$src" -eq 0
 	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
-	check "socket removed" test ! -e "$SOCK"
+	if [ "$MODE" = verbs ]; then
+	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
+	expect "libibverbs loaded our provider" "$TMP/console.log" \
+		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
+	expect "mana_0 with our node GUID" "$TMP/console.log" \
+		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
+	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
+	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
+		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
+		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
+		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
+		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
+		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
+	done
+	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
+	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
+	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
+		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
+	expect "the user context's doorbell page allocated" "$TMP/server.log" \
+		'HWC: request 0x16 \(device 0\) ok'
+	expect "... and freed at close" "$TMP/server.log" \
+		'HWC: request 0x18 \(device 0\) ok'
+	expect "RC QPs made, connected" "$TMP/console.log" \
+		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
+	expect_not "no RC create or modify failed" "$TMP/console.log" \
+		"Couldn't|Failed to modify"
+	check "both RC QPs reached RTS" test \
+		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
+	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
+		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
+	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
+	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
+	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
+	# every frame sent came back (the guest's own IPv6 ones too, if any)
+	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
+		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
+fi
+check "socket removed" test ! -e "$SOCK"
 	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 	check_done
 	exit
@@ -158,18 +266,30 @@ expect "driver reports the protocol" "$TMP/console.log" \
 	'mana 0000:00:0.\.0: Microsoft Azure Network Adapter protocol version'
 expect_not "mana probed without failure" "$TMP/console.log" \
 	'probe with driver mana failed|gdma probe failed|mana 0000:00:0.\.0( eth0)?: Failed'
-# the one request mana-vfio left unanswered is mana_ib's (below)
-expect "only mana_ib's request unanswered" "$TMP/server.log" \
-	'exit: .* unsupported=1 last_unsupported=0x30001 '
+expect "every request answered" "$TMP/server.log" 'exit: .* unsupported=0 '
 expect "eth0 bound to mana with our MAC" "$TMP/console.log" "^iface eth0 driver=mana mac=$MAC"
 expect "ip link set up" "$TMP/console.log" '^ip-link-up ok'
 expect "link UP,LOWER_UP" "$TMP/console.log" 'eth0: <[^>]*\bUP\b[^>]*LOWER_UP'
 expect "vPort configured" "$TMP/console.log" 'eth0: Configured vPort'
 expect "RX steering configured" "$TMP/console.log" 'eth0: Configured steering vPort .* entries 64'
 expect_not "no oops or warning" "$TMP/console.log" 'BUG:|Oops|WARNING:|Call Trace'
-# M2 starts here: mana_ib probes the RDMA device and fails cleanly
-expect "mana_ib stops at its first adapter request" "$TMP/console.log" \
-	'mana_ib.rdma mana.rdma.0: probe with driver mana_ib.rdma failed'
+# M2: mana_ib's device, its port and GIDs
+expect_not "mana_ib probed without failure" "$TMP/console.log" \
+	'probe with driver mana_ib|mana_ib.*Failed|infiniband.*Failed'
+expect "mana_0 registered, node GUID from our MAC, one port" "$TMP/console.log" \
+	'^ibdev mana_0 guid=020d:3aff:fe12:3456 ports=1 [^0-9]*$'
+expect "port 1 ACTIVE on Ethernet" "$TMP/console.log" \
+	'^port 1 state=4: ACTIVE link=Ethernet'
+expect "the RDMA adapter created once" "$TMP/server.log" 'exit: .* rnic_adapters=1 '
+expect "the adapter got our MAC" "$TMP/server.log" "RNIC: MAC add $MAC\$"
+expect "link-local GID in the adapter" "$TMP/server.log" \
+	'RNIC: GID add fe80::20d:3aff:fe12:3456 \(IPv6\)'
+expect "10.77.0.2 in the port's GID table" "$TMP/console.log" \
+	'^gid [0-9]+ 0000:0000:0000:0000:0000:ffff:0a4d:0002 RoCE v2'
+expect "ip addr add: GID added to the adapter" "$TMP/server.log" \
+	'RNIC: GID add 10.77.0.2 \(IPv4\)'
+expect "ip addr del: GID removed from the adapter" "$TMP/server.log" \
+	'RNIC: GID remove 10.77.0.2 \(IPv4\)'
 expect "HWC established once" "$TMP/server.log" 'exit: hwc_established=1 '
 expect "the guest's frames reached mana-vfio" "$TMP/server.log" \
 	"TX frame [0-9]+ bytes, $MAC -> 33:33:.* type 86dd"
