@@ -164,6 +164,20 @@ rc_profile() {
 	done
 }
 
+# device_rc_ir MODE SIZE -> the device thread's instructions per operation
+# of bench_rc's MODE (set-up and teardown included: under 1 % here)
+device_rc_ir() {
+	local ir
+	rm -f "$OUT"/rcdev.*
+	"${RC_EMU[@]}" -- valgrind --tool=callgrind $VG_TRAP --separate-threads=yes \
+		--callgrind-out-file="$OUT/rcdev.%p" "$BUILD/bin/bench_rc" --callgrind \
+		--bursts=$RC_BURSTS --modes="$1" --size="$2" >"$OUT/rcdev.log" 2>&1 ||
+		{ cat "$OUT/rcdev.log" >&2; exit 1; }
+	ir=$(grep -l 'device_main' "$OUT"/rcdev.*-[0-9]* | xargs cat | \
+		sed -n 's/^summary: \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }')
+	awk -v ir="$ir" -v n=$((RC_BURSTS * 32)) 'BEGIN { printf "%.1f", ir / n }'
+}
+
 if section 4; then
 	echo
 	rc_profile ours -- -- || exit 1
@@ -214,6 +228,14 @@ if section 4; then
 			printf " %9.2f", v / (a / fr)
 		printf "\n"
 	}'
+	echo
+	echo "RC: the emulated device's instructions per operation (device thread, callgrind; requester,"
+	echo "    responder and ACK of both QPs, which share the one device; bursts of 32 as above)"
+	printf "  %-6s %16s %16s\n" size "RDMA WRITE" "SEND+RECV"
+	for size in 64 4096; do
+		printf "  %-6s %16s %16s\n" "$size" "$(device_rc_ir wv "$size")" \
+			"$(device_rc_ir sv "$size")"
+	done
 	echo
 	echo "RC: operations/s in one process (loopback, emulator included, ${SECS}s per mode)"
 	"${RC_EMU[@]}" -- "$BUILD/bin/bench_rc" --seconds="$SECS"

@@ -7,6 +7,7 @@
 #include "roce.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #define ETH_P_IPV4	0x0800
@@ -102,33 +103,138 @@ static bool gid_is_v4(const uint8_t *g)
 
 /* ---- CRC-32 (IEEE 802.3, reflected) ------------------------------------------ */
 
-static uint32_t crc_table[256];
+/*
+ * Slicing by 8: eight bytes per step through eight tables (8 KiB), about a
+ * quarter of the instructions of the byte-wise table walk.  Every RoCE
+ * packet is summed twice (sender and receiver), so at 4 KiB messages this
+ * was most of the device thread's work per packet.
+ */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
-static void crc_init(void)
+static void crc_fill(void)
 {
 	uint32_t i, j, c;
 
-	if (__atomic_load_n(&crc_table[1], __ATOMIC_ACQUIRE))
-		return;
 	for (i = 0; i < 256; i++) {
 		c = i;
 		for (j = 0; j < 8; j++)
 			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		/* entry 1 last: it is the "ready" flag above */
-		if (i != 1)
-			__atomic_store_n(&crc_table[i], c, __ATOMIC_RELAXED);
+		crc_table[0][i] = c;
 	}
-	c = 1;
-	for (j = 0; j < 8; j++)
-		c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-	__atomic_store_n(&crc_table[1], c, __ATOMIC_RELEASE);
+	for (i = 0; i < 256; i++)
+		for (c = crc_table[0][i], j = 1; j < 8; j++) {
+			c = crc_table[0][c & 0xff] ^ (c >> 8);
+			crc_table[j][i] = c;
+		}
 }
+
+static void crc_init(void)
+{
+	pthread_once(&crc_once, crc_fill);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint32_t crc_table_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	const uint32_t (*t)[256] = crc_table;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		uint32_t lo = crc ^ le32(p), hi = le32(p + 4);
+
+		crc = t[7][lo & 0xff] ^ t[6][lo >> 8 & 0xff] ^
+		      t[5][lo >> 16 & 0xff] ^ t[4][lo >> 24] ^
+		      t[3][hi & 0xff] ^ t[2][hi >> 8 & 0xff] ^
+		      t[1][hi >> 16 & 0xff] ^ t[0][hi >> 24];
+	}
+	while (n--)
+		crc = t[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+#if defined(__x86_64__) && !defined(ROCE_CRC_TABLE_ONLY)
+#include <immintrin.h>
+
+/*
+ * (ROCE_CRC_TABLE_ONLY: the table walk alone, for its test.)
+ * Carry-less multiplication folding (Intel's "Fast CRC Computation for
+ * Generic Polynomials Using PCLMULQDQ"): 16 bytes per two multiplies, an
+ * eighth of the table walk's instructions at 4 KiB.  The constants are
+ * x^(k) mod P(x) for the reflected IEEE polynomial, as the paper derives
+ * them: 4x128-bit folds (k1, k2), 1x128 (k3, k4), 64->32 (k5), and the
+ * Barrett pair (mu, P').  n >= 64, a multiple of 16.
+ */
+__attribute__((target("pclmul,sse2")))
+static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t n)
+{
+	const __m128i k12 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);
+	const __m128i k34 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+	const __m128i k5 = _mm_set_epi64x(0, 0x163cd6124);
+	const __m128i mu_p = _mm_set_epi64x(0x1f7011641, 0x1db710641);
+	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
+	__m128i x1, x2, x3, x4, t;
+
+#define FOLD(x, k, next)						      \
+	((x) = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128((x), (k), 0x00), \
+					   _mm_clmulepi64_si128((x), (k), 0x11)), \
+			     (next)))
+	x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+			   _mm_cvtsi32_si128((int)crc));
+	x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+	x3 = _mm_loadu_si128((const __m128i *)(p + 32));
+	x4 = _mm_loadu_si128((const __m128i *)(p + 48));
+	for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+		FOLD(x1, k12, _mm_loadu_si128((const __m128i *)p));
+		FOLD(x2, k12, _mm_loadu_si128((const __m128i *)(p + 16)));
+		FOLD(x3, k12, _mm_loadu_si128((const __m128i *)(p + 32)));
+		FOLD(x4, k12, _mm_loadu_si128((const __m128i *)(p + 48)));
+	}
+	FOLD(x1, k34, x2);
+	FOLD(x1, k34, x3);
+	FOLD(x1, k34, x4);
+	for (; n >= 16; p += 16, n -= 16)
+		FOLD(x1, k34, _mm_loadu_si128((const __m128i *)p));
+#undef FOLD
+	/* 128 -> 64 bits */
+	x1 = _mm_xor_si128(_mm_clmulepi64_si128(x1, k34, 0x10),
+			   _mm_srli_si128(x1, 8));
+	/* 64 -> 32 bits */
+	x1 = _mm_xor_si128(_mm_clmulepi64_si128(_mm_and_si128(x1, mask32), k5, 0x00),
+			   _mm_srli_si128(x1, 4));
+	/* Barrett reduction */
+	t = _mm_clmulepi64_si128(_mm_and_si128(x1, mask32), mu_p, 0x10);
+	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), mu_p, 0x00);
+	x1 = _mm_xor_si128(x1, t);
+	return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x1, 4));
+}
+
+static bool crc_has_clmul(void)
+{
+	static int has = -1;
+
+	if (has < 0)	/* racing threads store the same answer */
+		__atomic_store_n(&has, __builtin_cpu_supports("pclmul"), __ATOMIC_RELAXED);
+	return __atomic_load_n(&has, __ATOMIC_RELAXED);
+}
+#endif
 
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
+#if defined(__x86_64__) && !defined(ROCE_CRC_TABLE_ONLY)
+	if (n >= 64 && crc_has_clmul()) {
+		size_t bulk = n & ~(size_t)15;
+
+		crc = crc_clmul(crc, p, bulk);
+		p += bulk;
+		n -= bulk;
+	}
+#endif
+	return crc_table_update(crc, p, n);
 }
 
 uint32_t roce_icrc(const uint8_t *ip, size_t len, bool ipv6)
