@@ -21,7 +21,10 @@
 # ./build.sh guest-test     guest-root, build, then the tests labelled 'guest':
 #                           Debian's own mana driver probing mana-vfio's VF
 #                           in a QEMU/TCG guest, with mana-vfio plain and
-#                           under ASan+UBSan
+#                           under ASan+UBSan (not those labelled 'oracle')
+# ./build.sh guest-oracle   guest-root, build, then issue 23's differential
+#                           oracle: the same clients under mana-emu and on
+#                           the guest's real mana_ib, every difference printed
 # ./build.sh fresh-root SUITE [COMMAND...]
 #                           clone this commit into /root/libmana of a fresh
 #                           Debian SUITE root (bookworm, trixie; mmdebstrap
@@ -341,18 +344,26 @@ guest-test)
 	ensure_packages mmdebstrap xz-utils
 	configure_and_build build "$@"
 	tests/guest/guest_root.sh "$TOP/build"
-	run_tests build -L guest
+	run_tests build -L guest -LE oracle
 	# the server under the sanitizers, against the same guest
 	configure_and_build build-asan -DMANA_SANITIZE=ON "$@"
 	mkdir -p "$TOP/build-asan"
 	ln -sfn "$TOP/build/guest" "$TOP/build-asan/guest"
-	run_tests build-asan -L guest
+	run_tests build-asan -L guest -LE oracle
+	;;
+guest-oracle)
+	# issue 23's M4: mana-emu against the real mana_ib, every difference
+	ensure_packages
+	ensure_packages mmdebstrap xz-utils
+	configure_and_build build "$@"
+	tests/guest/guest_root.sh "$TOP/build"
+	ctest --test-dir "$TOP/build" --output-on-failure -L oracle
 	;;
 -h|--help|help)
-	sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'
 	;;
 *)
-	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root, guest-root, guest-test)" >&2
+	echo "build.sh: unknown command '$cmd' (demo, test, tsan, build, deb, pkgtest, fuzz, fresh-root, guest-root, guest-test, guest-oracle)" >&2
 	exit 2
 	;;
 esac
