@@ -264,6 +264,13 @@ fresh_root() {
 	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/libmana-fresh-root"
 	git clone -q "$TOP" "$root/root/libmana"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	# A Debian system resolves "localhost" from /etc/hosts (bookworm's
+	# installer and cloud images write it; trixie's netbase ships it); a
+	# minbase bookworm root has none, and libfabric's server binds
+	# "localhost" (cm.fi_pingpong)
+	[ -e "$root/etc/hosts" ] ||
+		printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+			>"$root/etc/hosts"
 	for c in "$@"; do
 		echo "== fresh-root $suite: ./build.sh $c (in /root/libmana) =="
 		t0=$SECONDS
