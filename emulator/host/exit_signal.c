@@ -83,10 +83,11 @@ void emu_exit_cm_disconnect(void)
 }
 
 /*
- * A fault (SIGSEGV, SIGBUS... through the doorbell trap's default action)
- * ends the process: the kernel releases its files all the same, so the
- * CM says what the release says (qperf's server child crashes so in
- * rdma_destroy_qp() of its listening id, which has no QP, every run).
+ * A signal ends the process (ours below, or a fault -- SIGSEGV, SIGBUS --
+ * through the doorbell trap's default action): the kernel releases its
+ * files all the same, so the CM says what the release says (qperf's
+ * server child crashes so in rdma_destroy_qp() of its listening id,
+ * which has no QP, every run).
  */
 void emu_exit_fatal_signal(void)
 {
@@ -99,8 +100,7 @@ static void exit_handler(int sig)
 	struct ksigaction dfl = { .handler = SIG_DFL };
 	int saved = errno;
 
-	emu_device_dump_on_signal();
-	emu_exit_cm_disconnect();
+	emu_exit_fatal_signal();
 	emu_vm_detach_on_signal();
 	/* raw: the interposed sigaction() would put us back */
 	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The emulator's own threads (the device's, the wires' receivers, the pcap
- * flusher): they must not take the application's asynchronous signals
- * (faults still reach them), and they run on the CPUs the process had when
+ * The emulator's own threads (the device's, the wires' receivers): they
+ * must not take the application's asynchronous signals (faults still
+ * reach them), and they run on the CPUs the process had when
  * the library started, not on whatever the creating thread was narrowed
  * to since: DPDK pins its main thread to one core (`-l 0`) before it
  * creates the queues that start the device thread.

@@ -110,6 +110,9 @@ static bool gid_is_v4(const uint8_t *g)
  * was most of the device thread's work per packet.
  */
 static uint32_t crc_table[8][256];
+#if defined(__x86_64__) && !defined(ROCE_CRC_TABLE_ONLY)
+static bool crc_clmul_ok;	/* the CPU has PCLMULQDQ (set with the tables) */
+#endif
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_fill(void)
@@ -127,6 +130,9 @@ static void crc_fill(void)
 			c = crc_table[0][c & 0xff] ^ (c >> 8);
 			crc_table[j][i] = c;
 		}
+#if defined(__x86_64__) && !defined(ROCE_CRC_TABLE_ONLY)
+	crc_clmul_ok = __builtin_cpu_supports("pclmul");
+#endif
 }
 
 static void crc_init(void)
@@ -213,20 +219,13 @@ static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t n)
 	return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(x1, 4));
 }
 
-static bool crc_has_clmul(void)
-{
-	static int has = -1;
-
-	if (has < 0)	/* racing threads store the same answer */
-		__atomic_store_n(&has, __builtin_cpu_supports("pclmul"), __ATOMIC_RELAXED);
-	return __atomic_load_n(&has, __ATOMIC_RELAXED);
-}
 #endif
 
+/* after crc_init() */
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
 #if defined(__x86_64__) && !defined(ROCE_CRC_TABLE_ONLY)
-	if (n >= 64 && crc_has_clmul()) {
+	if (n >= 64 && crc_clmul_ok) {
 		size_t bulk = n & ~(size_t)15;
 
 		crc = crc_clmul(crc, p, bulk);
