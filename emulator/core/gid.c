@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <linux/rtnetlink.h>
+
 bool emu_gid_roce_port(const struct mana_emu_options *o, unsigned int port)
 {
 	return port == 1 && port <= o->ports;
@@ -118,4 +120,43 @@ void emu_gid_format(const uint8_t gid[16], char *buf, unsigned long len)
 		 gid[0], gid[1], gid[2], gid[3], gid[4], gid[5], gid[6], gid[7],
 		 gid[8], gid[9], gid[10], gid[11], gid[12], gid[13], gid[14],
 		 gid[15]);
+}
+
+unsigned int emu_if_addrs(const struct mana_emu_options *o, bool loopback,
+			  unsigned int port, struct emu_if_addr out[EMU_IF_ADDRS_MAX])
+{
+	unsigned int i, n = 0;
+
+	memset(out, 0, sizeof(*out) * EMU_IF_ADDRS_MAX);
+	if (loopback) {
+		out[0].ip = (struct mana_emu_ip){ .family = AF_INET, .prefix_len = 8,
+						  .addr = { 127, 0, 0, 1 } };
+		out[0].scope = RT_SCOPE_HOST;
+		out[1].ip = (struct mana_emu_ip){ .family = AF_INET6,
+						  .prefix_len = 128,
+						  .addr = { [15] = 1 } };
+		out[1].scope = RT_SCOPE_HOST;
+		return 2;
+	}
+	for (i = 0; i < o->nips && n < MANA_EMU_MAX_IPS; i++)
+		if (o->ips[i].port == port) {
+			out[n].ip = o->ips[i];
+			out[n++].scope = RT_SCOPE_UNIVERSE;
+		}
+	out[n].ip.family = AF_INET6;
+	out[n].ip.prefix_len = 64;
+	out[n].ip.port = port;
+	emu_gid_link_local(o, port, out[n].ip.addr);
+	out[n++].scope = RT_SCOPE_LINK;
+	return n;
+}
+
+bool emu_ip_in_subnet(const struct mana_emu_ip *ip, const uint8_t *addr)
+{
+	unsigned int b, bits = ip->prefix_len;
+
+	for (b = 0; b < bits; b++)
+		if ((ip->addr[b / 8] ^ addr[b / 8]) & (0x80 >> (b % 8)))
+			return false;
+	return true;
 }

@@ -41,6 +41,23 @@ bool emu_gid_port_owns(const struct mana_emu_options *o, unsigned int port,
 void emu_gid_link_local(const struct mana_emu_options *o, unsigned int port,
 			uint8_t gid[16]);
 
+/*
+ * The addresses of an interface, as `ip addr` lists them (rtnetlink's
+ * RTM_GETADDR and getifaddrs() show the same ones, in this order): lo's
+ * 127.0.0.1/8 and ::1/128 (@loopback), else the VF of @port's --ip
+ * addresses and its link-local fe80::/64.  @scope is RT_SCOPE_*.
+ */
+#define EMU_IF_ADDRS_MAX (MANA_EMU_MAX_IPS + 2)
+struct emu_if_addr {
+	struct mana_emu_ip ip;
+	uint8_t scope;
+};
+unsigned int emu_if_addrs(const struct mana_emu_options *o, bool loopback,
+			  unsigned int port, struct emu_if_addr out[EMU_IF_ADDRS_MAX]);
+
+/* Is @addr (4 or 16 bytes, by @ip's family) in @ip's subnet? */
+bool emu_ip_in_subnet(const struct mana_emu_ip *ip, const uint8_t *addr);
+
 /* "fe80:0000:...:0001", as sysfs prints a GID (40 bytes with the NUL). */
 void emu_gid_format(const uint8_t gid[16], char *buf, unsigned long len);
 

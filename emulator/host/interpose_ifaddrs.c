@@ -82,51 +82,31 @@ static void fill_link(struct ifa_entry *e, const struct emu_link *l)
 
 /*
  * Entries of link @l in @e (NULL: count only): its AF_PACKET entry (@pass
- * 0), else its addresses, in rtnetlink_addr.c's order.
+ * 0), else its addresses (emu_if_addrs(): rtnetlink's list).
  */
 static unsigned int link_entries(const struct mana_emu_options *o,
 				 const struct emu_link *l, int pass,
 				 struct ifa_entry *e)
 {
-	struct mana_emu_ip ip = { .family = AF_INET, .prefix_len = 8,
-				  .addr = { 127, 0, 0, 1 } };
-	unsigned int i, n = 0;
+	struct emu_if_addr a[EMU_IF_ADDRS_MAX];
+	unsigned int i, n;
 
-#define ADD(fill)							\
-	do {								\
-		if (e) {						\
-			snprintf(e[n].name, IFNAMSIZ, "%s", l->name);	\
-			e[n].ifa.ifa_name = e[n].name;			\
-			e[n].ifa.ifa_flags = l->flags;			\
-			fill;						\
-		}							\
-		n++;							\
-	} while (0)
-
-	if (pass == 0) {
-		ADD(fill_link(&e[n], l));
-		return n;
+	if (pass == 0)
+		n = 1;
+	else if (l->kind == EMU_LINK_LO || l->kind == EMU_LINK_VF)
+		n = emu_if_addrs(o, l->kind == EMU_LINK_LO, l->port, a);
+	else
+		n = 0;
+	for (i = 0; e && i < n; i++) {
+		snprintf(e[i].name, IFNAMSIZ, "%s", l->name);
+		e[i].ifa.ifa_name = e[i].name;
+		e[i].ifa.ifa_flags = l->flags;
+		if (pass == 0)
+			fill_link(&e[i], l);
+		else
+			fill_ip(&e[i], l, &a[i].ip);
 	}
-	if (l->kind == EMU_LINK_LO) {
-		ADD(fill_ip(&e[n], l, &ip));
-		ip.family = AF_INET6;
-		ip.prefix_len = 128;
-		memset(ip.addr, 0, sizeof(ip.addr));
-		ip.addr[15] = 1;
-		ADD(fill_ip(&e[n], l, &ip));
-		return n;
-	}
-	if (l->kind != EMU_LINK_VF)
-		return n;
-	for (i = 0; i < o->nips; i++)
-		if (o->ips[i].port == l->port)
-			ADD(fill_ip(&e[n], l, &o->ips[i]));
-	ip.family = AF_INET6;
-	ip.prefix_len = 64;
-	emu_gid_link_local(o, l->port, ip.addr);
-	ADD(fill_ip(&e[n], l, &ip));
 	return n;
-#undef ADD
 }
 
 static unsigned int all_entries(const struct mana_emu_options *o,

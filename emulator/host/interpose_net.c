@@ -23,6 +23,7 @@
 
 #include "emulator/core/emu.h"
 #include "emulator/core/links.h"
+#include "emulator/core/gid.h"
 #include "emulator/kernel/kernel.h"
 
 #include "init.h"
@@ -85,7 +86,7 @@ int emu_link_ioctl_entry(int fd, unsigned long request, void *arg)
 static bool in_vm_subnet(const struct sockaddr *sa, socklen_t len)
 {
 	const uint8_t *a;
-	unsigned int i, bits, n;
+	unsigned int i;
 	int family;
 
 	if (!sa || len < sizeof(sa_family_t))
@@ -97,19 +98,10 @@ static bool in_vm_subnet(const struct sockaddr *sa, socklen_t len)
 		a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
 	else
 		return false;
-	for (i = 0; i < emu.opts.nips; i++) {
-		const struct mana_emu_ip *ip = &emu.opts.ips[i];
-
-		if (ip->family != family)
-			continue;
-		bits = ip->prefix_len;
-		for (n = 0; bits >= 8 && a[n] == ip->addr[n]; n++, bits -= 8)
-			;
-		if (bits >= 8)
-			continue;
-		if (!bits || !((a[n] ^ ip->addr[n]) & (0xff00 >> bits)))
+	for (i = 0; i < emu.opts.nips; i++)
+		if (emu.opts.ips[i].family == family &&
+		    emu_ip_in_subnet(&emu.opts.ips[i], a))
 			return true;
-	}
 	return false;
 }
 

@@ -356,7 +356,7 @@ static bool route_src(const uint8_t dst[16], uint8_t src[16])
 	const struct mana_emu_options *o = &emu.opts;
 	bool v4 = emu_gid_is_v4(dst);
 	uint8_t mac[6];
-	unsigned int i, bits, b;
+	unsigned int i;
 
 	if (!v4 && dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80) {
 		emu_gid_link_local(o, 1, src);
@@ -364,26 +364,18 @@ static bool route_src(const uint8_t dst[16], uint8_t src[16])
 	}
 	for (i = 0; i < o->nips; i++) {
 		const struct mana_emu_ip *ip = &o->ips[i];
-		uint8_t a[16];
 
 		if (ip->port != 1 || (ip->family == AF_INET) != v4)
 			continue;
-		memset(a, 0, 16);
-		if (v4) {
-			a[10] = a[11] = 0xff;
-			memcpy(a + 12, ip->addr, 4);
-			bits = 96 + ip->prefix_len;
-		} else {
-			memcpy(a, ip->addr, 16);
-			bits = ip->prefix_len;
-		}
-		if (mcast_mac(dst, mac))
-			bits = 0;	/* the group is reached from any address */
-		for (b = 0; b < bits; b++)
-			if ((a[b / 8] ^ dst[b / 8]) & (0x80 >> (b % 8)))
-				break;
-		if (b == bits) {
-			memcpy(src, a, 16);
+		/* a group is reached from any address */
+		if (mcast_mac(dst, mac) || emu_ip_in_subnet(ip, v4 ? dst + 12 : dst)) {
+			memset(src, 0, 16);
+			if (v4) {
+				src[10] = src[11] = 0xff;
+				memcpy(src + 12, ip->addr, 4);
+			} else {
+				memcpy(src, ip->addr, 16);
+			}
 			return true;
 		}
 	}

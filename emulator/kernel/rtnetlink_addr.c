@@ -58,33 +58,15 @@ static void dump_link(struct emu_nlsock *s, const struct nlmsghdr *req,
 		      const struct mana_emu_options *opts,
 		      const struct emu_link *l, int family)
 {
-	struct mana_emu_ip ip = { .family = AF_INET, .prefix_len = 8,
-				  .addr = { 127, 0, 0, 1 } };
-	unsigned int i;
+	struct emu_if_addr a[EMU_IF_ADDRS_MAX];
+	unsigned int i, n;
 
-	if (l->kind == EMU_LINK_LO) {
-		if (family != AF_INET6)
-			send_addr(s, req, l, &ip, RT_SCOPE_HOST);
-		ip.family = AF_INET6;
-		ip.prefix_len = 128;
-		memset(ip.addr, 0, sizeof(ip.addr));
-		ip.addr[15] = 1;
-		if (family != AF_INET)
-			send_addr(s, req, l, &ip, RT_SCOPE_HOST);
+	if (l->kind != EMU_LINK_LO && l->kind != EMU_LINK_VF)
 		return;
-	}
-	if (l->kind != EMU_LINK_VF)
-		return;
-	for (i = 0; i < opts->nips; i++)
-		if (opts->ips[i].port == l->port &&
-		    (family == AF_UNSPEC || family == opts->ips[i].family))
-			send_addr(s, req, l, &opts->ips[i], RT_SCOPE_UNIVERSE);
-	if (family == AF_INET)
-		return;
-	ip.family = AF_INET6;
-	ip.prefix_len = 64;
-	emu_gid_link_local(opts, l->port, ip.addr);
-	send_addr(s, req, l, &ip, RT_SCOPE_LINK);
+	n = emu_if_addrs(opts, l->kind == EMU_LINK_LO, l->port, a);
+	for (i = 0; i < n; i++)
+		if (family == AF_UNSPEC || family == a[i].ip.family)
+			send_addr(s, req, l, &a[i].ip, a[i].scope);
 }
 
 int emu_rtnl_getaddr(struct emu_nlsock *s, const struct nlmsghdr *req)
