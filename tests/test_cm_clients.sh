@@ -36,7 +36,9 @@
 #                          no listener; outside the subnets, the host's;
 #                          getifaddrs() lists the VM's addresses
 #   qperf                  qperf -cm1 rc_bw rc_lat (server under --vm)
-#   fi_pingpong            libfabric's fi_pingpong -p verbs -e msg -c
+#   fi_pingpong [rdm]      libfabric's fi_pingpong -p verbs -e msg -c; rdm:
+#                          -p 'verbs;ofi_rxm' -e rdm (RDM over RC QPs,
+#                          whose CQs are deeper than max_cqe)
 #   era                    older kernels: 6.11 (no GSI QP) rdma_connect
 #                          EINVAL, 6.2 (no RNIC) rdma_resolve_addr ENODEV
 #   killed                 the server VM is killed mid-run: the client's
@@ -460,16 +462,21 @@ fi_pingpong)
 	getent hosts localhost >/dev/null ||
 		echo "fi_pingpong: 'localhost' does not resolve here (no /etc/hosts?):" \
 			"libfabric's server binds it and fails with -61"
+	# msg: the verbs provider's own endpoints; rdm: ofi_rxm's reliable
+	# datagrams over them (its CQs hold (tx + rx depth) x 256 entries,
+	# more than max_cqe, as mana_ib and rdma-core's libmana allow)
+	fi=(-p verbs -e msg)
+	[ "${1:-}" != rdm ] || fi=(-p "verbs;ofi_rxm" -e rdm)
 	port=$(free_port)
 	timeout 200 "$EMU" "${SERVER_OPTS[@]}" --backend=socket:"$WIRE" -- \
-		fi_pingpong -p verbs -e msg -c -B "$port" -I 20 -S 4096 \
+		fi_pingpong "${fi[@]}" -c -B "$port" -I 20 -S 4096 \
 		>"$TMP/fi.server" 2>&1 &
 	SPID=$!
 	while kill -0 "$SPID" 2>/dev/null &&
 	      [ -z "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; do
 		sleep 0.05
 	done
-	client fi -- fi_pingpong -p verbs -e msg -c -P "$port" -I 20 -S 4096 \
+	client fi -- fi_pingpong "${fi[@]}" -c -P "$port" -I 20 -S 4096 \
 		$SERVER_IP
 	crc=$?
 	[ "$crc" -eq 0 ] || kill -TERM "$SPID" 2>/dev/null

@@ -578,10 +578,36 @@ out:
 	env_close(&e);
 }
 
+/*
+ * An RNIC CQ is not bound by max_cqe (the Ethernet queues' max_qp_wr):
+ * mana_ib does not hold it to that, nor does rdma-core's libmana, and
+ * libfabric's ofi_rxm asks for (tx + rx depth) x 256 entries.
+ */
+static void case_deep_cq(void)
+{
+	struct ibv_device_attr attr;
+	struct ibv_context *ctx = open_dev();
+	struct ibv_cq *cq;
+	int want;
+
+	CHECK(ctx, "open the emulated mana device");
+	if (!ctx)
+		return;
+	CHECK_ERRNO(ibv_query_device(ctx, &attr), 0);
+	want = 4 * attr.max_cqe + 1;
+	cq = ibv_create_cq(ctx, want, NULL, NULL, 0);
+	CHECK(cq && cq->cqe >= want, "a CQ of %d entries (max_cqe %d): %s, cqe %d",
+	      want, attr.max_cqe, cq ? "made" : strerror(errno), cq ? cq->cqe : 0);
+	if (cq)
+		CHECK_ERRNO(ibv_destroy_cq(cq), 0);
+	ibv_close_device(ctx);
+}
+
 static void case_ops(void)
 {
 	case_ops_api(false);
 	case_ops_api(true);
+	case_deep_cq();
 }
 
 /* ---- flush ------------------------------------------------------------- */

@@ -29,8 +29,12 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 		errno = ret;
 		return NULL;
 	}
-	if (cqe <= 0 || (uint32_t)cqe > caps.max_cqe) {
-		mana_err(context, "cqe %d out of range 1..%u", cqe, caps.max_cqe);
+	/*
+	 * The largest CQ mana_ib takes at all; whether it is more than
+	 * max_cqe allows depends on the CQ's kind (below).
+	 */
+	if (cqe <= 0 || (uint32_t)cqe > MANA_CQE_MAX) {
+		mana_err(context, "cqe %d out of range 1..%u", cqe, MANA_CQE_MAX);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -56,12 +60,25 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 	/*
+	 * max_cqe is the Ethernet queues' limit (max_qp_wr): mana_ib holds a
+	 * CQ on the application's buffer (DPDK's raw queues) to it, but not
+	 * an RNIC CQ, which may be deeper, as rdma-core's libmana lets it be
+	 * (libfabric's ofi_rxm asks for (tx + rx depth) x 256 entries).
+	 * Kernels before RNIC CQs refuse a deep one themselves.
+	 */
+	if (cq->buf.source != MANA_BUF_OWN && (uint32_t)cqe > caps.max_cqe) {
+		mana_err(context, "cqe %d out of range 1..%u for a CQ on the application's buffer",
+			 cqe, caps.max_cqe);
+		ret = EINVAL;
+		goto err_buf;
+	}
+	/*
 	 * An RNIC CQ's depth is a power of two, as hardware queues are
 	 * (rdma-core goes further and takes the whole buffer; manadv users
 	 * count on the depth they asked for when it is a power of two).
 	 */
 	if (cq->buf.source == MANA_BUF_OWN &&
-	    mana_roundup_pow2(cq->count) <= caps.max_cqe)
+	    mana_roundup_pow2(cq->count) <= MANA_CQE_MAX)
 		cq->count = mana_roundup_pow2(cq->count);
 	mana_cq_init_consumer(cq);
 

@@ -486,6 +486,8 @@ void *mana_get_db_page(struct mana_context *ctx);
 
 /* Hardware queue geometry (GDMA). */
 #define MANA_CQE_SIZE 64u
+/* mana_ib's bound on a CQ's entries: its bytes must fit in 32 bits */
+#define MANA_CQE_MAX (UINT32_MAX / MANA_CQE_SIZE)
 #define MANA_WQE_BU_SIZE 32u
 #define MANA_WQE_HEADER_SIZE 8u
 #define MANA_WQE_SGE_SIZE 16u
