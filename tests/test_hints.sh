@@ -4,8 +4,9 @@
 # The line the provider says on stderr, once per process, for each failure
 # an errno does not explain (providers/mana/hint.c): the vport held by the
 # VF interface (ENODEV, EBUSY from 7.2), a driver id mismatch, a QP type
-# MANA lacks.  Each exact line, once although the failure repeats in the
-# process; nothing on stderr with MANA_QUIET=1; into the verbs log instead
+# MANA lacks, shared receive queues and XRC (none on MANA).  Each exact
+# line, once although the failure repeats in the process; nothing on
+# stderr with MANA_QUIET=1; into the verbs log instead
 # of stderr where VERBS_LOG_LEVEL and VERBS_LOG_FILE set it up.
 # Usage: test_hints.sh BUILD_DIR [KERNEL]; with KERNEL (--kernel=KERNEL, 7.2
 # or later: the split era) only the vport hint is checked.
@@ -28,6 +29,7 @@ else
 fi
 VPORT="libmana: $DEV port 1: raw QP creation failed with $ERRNO: the network interface enP30832s1 is up and holds the vport. Fix: sudo ip link set dev enP30832s1 down"
 QPTYPE='libmana: mana_0: ibv_create_qp: QP type UD (4) is not supported by MANA (RAW_PACKET, RC and UC only): EOPNOTSUPP. Fix: use RC QPs (e.g. ibv_rc_pingpong) or RAW_PACKET QPs'
+SRQ='libmana: mana_0: ibv_create_srq: MANA has no shared receive queues or XRC domains (max_srq 0): EOPNOTSUPP. Fix: give each QP its own receive queue (e.g. ibv_rc_pingpong, not ibv_srq_pingpong)'
 DRIVERID="libmana: mana_0: the kernel reports driver id 19, not RDMA_DRIVER_MANA (20), for this MANA function: this libmana binds it, rdma-core's libmana would not. Fix: keep this libmana, or run a kernel whose mana_ib reports 20"
 
 # Three UD QPs and one UC QP in one process: each creation fails.
@@ -116,6 +118,13 @@ said udpp "$QPTYPE"
 expect "ibv_ud_pingpong says it failed" "$TMP/udpp.err" "^Couldn't create QP$"
 run udpp_quiet MANA_QUIET=1 -- "${KOPT[@]}" -- ibv_ud_pingpong -d mana_0 -g 0
 silent udpp_quiet
+
+# ---- shared receive queues: Debian's ibv_srq_pingpong says only that it failed
+run srqpp -- "${KOPT[@]}" -- ibv_srq_pingpong -d mana_0 -g 0
+said srqpp "$SRQ"
+expect "ibv_srq_pingpong says it failed" "$TMP/srqpp.err" "^Couldn't create SRQ$"
+run srqpp_quiet MANA_QUIET=1 -- "${KOPT[@]}" -- ibv_srq_pingpong -d mana_0 -g 0
+silent srqpp_quiet
 
 # ---- driver id mismatch: three scans and opens ------------------------------------
 SCANS='

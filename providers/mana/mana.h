@@ -439,6 +439,7 @@ enum mana_hint {
 	MANA_HINT_DRIVER_ID,
 	MANA_HINT_QP_TYPE,
 	MANA_HINT_PCI_ID,
+	MANA_HINT_SRQ,
 	MANA_HINT_NR
 };
 void mana_hint(enum mana_hint which, const char *fmt, ...)
@@ -542,6 +543,11 @@ mana_create_rwq_ind_table(struct ibv_context *context,
 			  struct ibv_rwq_ind_table_init_attr *attr);
 int mana_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table);
 struct ibv_qp *mana_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_srq *mana_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *mana_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+struct ibv_xrcd *mana_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
 struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr);
 int mana_destroy_qp(struct ibv_qp *qp);

@@ -509,6 +509,41 @@ struct ibv_qp *mana_create_qp_ex(struct ibv_context *context,
 	return create_sq_qp(ctx, attr);
 }
 
+/*
+ * MANA has no shared receive queues and no XRC (max_srq 0, as mana_ib
+ * reports).  libibverbs would answer EOPNOTSUPP for us, but programs such
+ * as ibv_srq_pingpong print only "Couldn't create SRQ": say why, once.
+ */
+static void *no_srq(struct ibv_context *context, const char *verb)
+{
+	mana_err(context, "%s: MANA has no shared receive queues or XRC", verb);
+	mana_hint(MANA_HINT_SRQ,
+		  "%s: %s: MANA has no shared receive queues or XRC domains (max_srq 0): EOPNOTSUPP. Fix: give each QP its own receive queue (e.g. ibv_rc_pingpong, not ibv_srq_pingpong)",
+		  context->device->name, verb);
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+struct ibv_srq *mana_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	(void)attr;
+	return no_srq(pd->context, "ibv_create_srq");
+}
+
+struct ibv_srq *mana_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	(void)attr;
+	return no_srq(context, "ibv_create_srq_ex");
+}
+
+struct ibv_xrcd *mana_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr)
+{
+	(void)attr;
+	return no_srq(context, "ibv_open_xrcd");
+}
+
 struct ibv_qp *mana_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex attr_ex;
