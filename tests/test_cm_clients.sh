@@ -36,6 +36,8 @@
 #                          no listener; outside the subnets, the host's;
 #                          getifaddrs() lists the VM's addresses
 #   qperf                  qperf -cm1 rc_bw rc_lat (server under --vm)
+#   cmatose                librdmacm's ucmatose: 10 connections, 100 x 4 KiB
+#   cmtime                 librdmacm's cmtime: 50 connections timed
 #   fi_pingpong [rdm]      libfabric's fi_pingpong -p verbs -e msg -c; rdm:
 #                          -p 'verbs;ofi_rxm' -e rdm (RDM over RC QPs,
 #                          whose CQs are deeper than max_cqe)
@@ -187,6 +189,40 @@ rdma_cs)
 	pair rdma_cs rdma_server -- rdma_client -s $SERVER_IP || exit 1
 	expect "rdma_client: end 0" "$TMP/rdma_cs.client" '^rdma_client: end 0'
 	expect "rdma_server: end 0" "$TMP/rdma_cs.server" '^rdma_server: end 0'
+	;;
+cmatose)
+	# librdmacm's own connection test: 10 RC connections on one event
+	# channel, 100 messages of 4 KiB each way on each, then disconnects
+	pair cmatose ucmatose -c 10 -C 100 -S 4096 -- \
+		ucmatose -s $SERVER_IP -c 10 -C 100 -S 4096 || exit 1
+	expect "ucmatose: server complete" "$TMP/cmatose.server" '^return status 0$'
+	expect "ucmatose: client complete" "$TMP/cmatose.client" '^return status 0$'
+	;;
+cmtime)
+	# librdmacm's cmtime: 50 connections set up and torn down at once,
+	# each step timed.  Its server serves for ever: ended once the
+	# client is done, after the kernel gave it all 50 DISCONNECTED
+	start_server cmtime -- cmtime -c 50 || {
+		fail "cmtime: server did not listen"
+		report cmtime
+		exit 1
+	}
+	client cmtime -- cmtime -s $SERVER_IP -c 50
+	check "cmtime: the client" test $? -eq 0
+	for i in $(seq 100); do
+		[ "$(grep -c 'rdma_cm id [0-9]*: event 10 status 0' "$TMP/cmtime.server")" -ge 50 ] &&
+			break
+		sleep 0.05
+	done
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	check "cmtime: the server had 50 connections, 50 disconnected" test \
+		"$(grep -c 'rdma_cm id [0-9]*: event 9 status 0' "$TMP/cmtime.server")" -eq 50 -a \
+		"$(grep -c 'rdma_cm id [0-9]*: event 10 status 0' "$TMP/cmtime.server")" -eq 50
+	for step in 'create id' 'resolve addr' 'resolve route' 'create qp' \
+		connect disconnect destroy; do
+		expect "cmtime: $step timed" "$TMP/cmtime.client" "^$step\s*:\s+[\d.]+\s+[\d.]+"
+	done
 	;;
 rsocket)
 	prog=${1:?program}
