@@ -126,14 +126,22 @@ if [ -e /verbs ]; then
 	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
 	grep -v "^ *[0-9]*:" /tmp/ld
 	cat /tmp/devinfo
-	# RC: two QPs over lo, connected INIT -> RTR -> RTS on GID 1; no RC
-	# transport in mana-vfio, so the ping-pong itself waits: time-bounded
+	# RC: two QPs of mana_0 over lo (GID 1), 4 KiB messages of four
+	# 1 KiB packets, data checked; the device loops its own MAC's
+	# packets.  60 s bounds a failure.
 	echo "== ibv_rc_pingpong"
 	ip link set lo up
-	timeout 5 ibv_rc_pingpong -d mana_0 -g 1 -n 1 >/dev/null 2>&1 &
-	sleep 1
-	timeout 3 ibv_rc_pingpong -d mana_0 -g 1 -n 1 127.0.0.1
-	wait
+	timeout 60 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c >/tmp/rcs 2>&1 &
+	rcs=$!
+	# the server listens on 18515 (0x4853) once its QP exists
+	i=0
+	while ! grep -q ':4853 00000000:0000 0A' /proc/net/tcp && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1)); done
+	timeout 60 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c 127.0.0.1
+	echo "rc client exit $?"
+	wait $rcs
+	echo "rc server exit $?"
+	sed 's/^/rc server: /' /tmp/rcs
 	echo "== raw QP loopback"
 	ip link set eth0 down
 	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
@@ -215,44 +223,7 @@ if [ "$MODE" = kill ]; then
 	check "qemu killed" test "$rc" -eq 137
 	check "mana-vfio exits 0 after the client" test "$src" -eq 0
 	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
-	if [ "$MODE" = verbs ]; then
-	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
-	expect "libibverbs loaded our provider" "$TMP/console.log" \
-		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
-	expect "mana_0 with our node GUID" "$TMP/console.log" \
-		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
-	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
-	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
-		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
-		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
-		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
-		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
-		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
-	done
-	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
-	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
-	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
-		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
-	expect "the user context's doorbell page allocated" "$TMP/server.log" \
-		'HWC: request 0x16 \(device 0\) ok'
-	expect "... and freed at close" "$TMP/server.log" \
-		'HWC: request 0x18 \(device 0\) ok'
-	expect "RC QPs made, connected" "$TMP/console.log" \
-		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
-	expect_not "no RC create or modify failed" "$TMP/console.log" \
-		"Couldn't|Failed to modify"
-	check "both RC QPs reached RTS" test \
-		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
-	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
-		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
-	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
-	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
-	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
-	# every frame sent came back (the guest's own IPv6 ones too, if any)
-	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
-		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
-fi
-check "socket removed" test ! -e "$SOCK"
+	check "socket removed" test ! -e "$SOCK"
 	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 	check_done
 	exit
@@ -306,6 +277,57 @@ if [ "$MODE" = socket ]; then
 		'^rx_packets 100 rx_bytes 6400'
 	expect "mana-vfio delivered 100, dropped none" "$TMP/server.log" \
 		'rx_frames=100 rx_drops=0'
+fi
+if [ "$MODE" = verbs ]; then
+	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
+	expect "libibverbs loaded our provider" "$TMP/console.log" \
+		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
+	expect "mana_0 with our node GUID" "$TMP/console.log" \
+		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
+	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
+	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
+		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
+		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
+		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
+		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
+		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
+	done
+	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
+	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
+	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
+		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
+	expect "the user context's doorbell page allocated" "$TMP/server.log" \
+		'HWC: request 0x16 \(device 0\) ok'
+	expect "... and freed at close" "$TMP/server.log" \
+		'HWC: request 0x18 \(device 0\) ok'
+	expect "RC QPs made, connected" "$TMP/console.log" \
+		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
+	expect_not "no RC create or modify failed" "$TMP/console.log" \
+		"Couldn't|Failed to modify|Failed status"
+	check "both RC QPs reached RTS" test \
+		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
+	# the transfer itself: 300 round trips of 4 KiB, data checked (-c)
+	grep -E '^(rc server: )?[0-9]+ (bytes|iters) in' "$TMP/console.log"
+	grep -o 'rc_tx_packets=.*' "$TMP/server.log"
+	expect "RC ping-pong over lo: the client's 300 iterations" "$TMP/console.log" \
+		'^2457600 bytes in [0-9.]+ seconds'
+	expect "... and the server's" "$TMP/console.log" \
+		'^rc server: 300 iters in [0-9.]+ seconds'
+	expect "both ends exit 0" "$TMP/console.log" '^rc client exit 0'
+	expect "... the server too" "$TMP/console.log" '^rc server exit 0'
+	# 600 messages of 4 packets plus their ACKs, all inside the device
+	check "RC packets looped inside mana-vfio" test \
+		"$(sed -n 's/.*rc_local_packets=\([0-9]*\).*/\1/p' "$TMP/server.log")" -ge 2400
+	expect "no RC error, NAK or retransmission" "$TMP/server.log" \
+		'rc_retransmits=0 rc_naks=0 rc_errors=0 rc_bad_packets=0'
+	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
+		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
+	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
+	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
+	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
+	# every frame sent came back (the guest's own IPv6 ones too, if any)
+	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
+		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
 fi
 check "socket removed" test ! -e "$SOCK"
 check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
