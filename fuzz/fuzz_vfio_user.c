@@ -286,7 +286,8 @@ static void rc_transport(const uint8_t *d, size_t size)
 {
 	static uint8_t ring[3][4096], f[ROCE_MAX_FRAME];
 	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 0, 0, 1 };
-	struct vrc_ops ops = { rc_ring_read, rc_mem, rc_cqe, rc_fatal, rc_xmit, NULL };
+	struct vrc_ops ops = { .ring_read = rc_ring_read, .mem = rc_mem,
+			       .cqe = rc_cqe, .fatal = rc_fatal, .xmit = rc_xmit };
 	struct vrc_qp_desc qd = { .pd = 1, .send_cq = ring, .recv_cq = ring,
 		.sq = { ring[0], 4096, 0x400004 }, .rq = { ring[1], 4096, 0x800004 },
 		.rrq = { ring[2], 4096, 0x800005 } };

@@ -4,7 +4,8 @@
  * wires are joined here, rings and MRs in this process's memory, WQEs
  * built as our provider builds them (providers/mana/gdma.h).  Checks:
  * a multi-packet SEND lands whole with its receive CQE and the arm's
- * ARMED_CMPL; RDMA WRITE lands in the MR; a bad rkey and a range past the
+ * ARMED_CMPL; RDMA WRITE lands in the MR; RDMA READ's responses land in
+ * its RREQ WQE's buffer (and an MR without remote read NAKs); a bad rkey and a range past the
  * MR are NAKed (remote access), the responder's QP goes to ERR with its
  * fatal event, the requester gets the error CQE and not a byte lands; a
  * lost packet is recovered by the sequence NAK and go-back-N; a SEND
@@ -32,6 +33,7 @@ struct cq {
 	uint8_t data[NCQE][GDMA_CQE_DATA_SIZE];
 	uint32_t wq[NCQE];
 	unsigned int n;
+	unsigned int wakes;	/* a QP of it entered ERR */
 };
 
 struct mr {
@@ -115,6 +117,12 @@ static void fatal(void *ctx, uint32_t qpn)
 	((struct side *)ctx)->fatal++;
 }
 
+static void wake(void *ctx, void *cq)
+{
+	(void)ctx;
+	((struct cq *)cq)->wakes++;
+}
+
 static void xmit(void *ctx, const uint8_t *f, size_t len)
 {
 	struct side *s = ctx;
@@ -148,7 +156,8 @@ static void run_wire(void)
 
 static void side_init(struct side *s, uint8_t last, uint32_t qpn)
 {
-	struct vrc_ops ops = { ring_read, mem, cqe, fatal, xmit, s };
+	struct vrc_ops ops = { .ring_read = ring_read, .mem = mem, .cqe = cqe,
+			       .fatal = fatal, .wake = wake, .xmit = xmit, .ctx = s };
 	struct vrc_qp_desc d = { .pd = PD, .send_cq = &s->cq, .recv_cq = &s->cq };
 	uint8_t mac[6] = { 0x00, 0x0d, 0x3a, 0, 0, last };
 	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 10, 77, 0, last };
@@ -216,6 +225,23 @@ static void post_recv(struct side *s, uint64_t addr, uint32_t len)
 			     GDMA_RQ, &w, &bu), "receive WQE posted");
 	s->rq.head += bu * GDMA_WQE_BU_SIZE;
 	vrc_rq_doorbell(s->dev, s->qp, false, s->rq.head);
+}
+
+/* A READ's RREQ WQE on the requester RQ: its first PSN and local buffer. */
+static void post_rreq(struct side *s, uint32_t psn, uint64_t addr, uint32_t len)
+{
+	struct mana_rdma_recv_oob ro = { .psn_start = psn };
+	struct gdma_wqe w = { 0 };
+	uint32_t bu;
+
+	w.hdr.num_sge = 1;
+	w.hdr.oob_size = GDMA_OOB_SMALL;
+	CHECK(!mana_rdma_recv_oob_encode(&ro, w.oob), "RREQ OOB");
+	w.sge[0] = (struct gdma_sge){ addr, 0x100, len };
+	CHECK(!gdma_wqe_post(s->rrq.buf, RING, s->rrq.head / GDMA_WQE_BU_SIZE,
+			     GDMA_RQ, &w, &bu), "RREQ WQE posted");
+	s->rrq.head += bu * GDMA_WQE_BU_SIZE;
+	vrc_rq_doorbell(s->dev, s->qp, true, s->rrq.head);
 }
 
 static struct mana_rdma_cqe last_cqe(struct side *s)
@@ -300,12 +326,13 @@ static void test_bad_rkey(uint32_t rkey, uint64_t va, const char *what)
 	post_send(&A, MANA_WQE_WRITE, 100, 0x10000, 2048, va, rkey, 0);
 	CHECK(!memcmp(before, b_win, sizeof(b_win)) && !memcmp(b_buf, zero, sizeof(b_buf)),
 	      "%s: nothing landed", what);
-	CHECK(B.fatal == 1 && vrc_qp_state(B.qp) == 6,
-	      "%s: the responder's QP to ERR with its fatal event", what);
+	CHECK(B.fatal == 1 && vrc_qp_state(B.qp) == 6 && B.cq.wakes == 1,
+	      "%s: the responder's QP to ERR with its fatal event, its CQ woken",
+	      what);
 	c = last_cqe(&A);
 	CHECK(c.type == MANA_RDMA_CQE_ERROR &&
 	      c.vendor_error == MANA_VERR_RX_REMOTE_ACCESS_NAK &&
-	      vrc_qp_state(A.qp) == 6,
+	      vrc_qp_state(A.qp) == 6 && A.cq.wakes == 1,
 	      "%s: the requester's error CQE, remote access NAK (%#x)", what,
 	      c.vendor_error);
 	teardown();
@@ -348,12 +375,46 @@ static void test_rnr(void)
 	teardown();
 }
 
+static void test_read(bool allowed)
+{
+	struct mana_rdma_cqe c;
+	unsigned int i;
+
+	setup();
+	for (i = 0; i < sizeof(b_win); i++)
+		b_win[i] = (uint8_t)(i * 13 + 1);
+	if (allowed)
+		B.mr[1].access |= 4;	/* remote read */
+	memset(a_buf + 8192, 0, 4096);
+	post_rreq(&A, 100, 0x10000 + 8192, 3000);
+	post_send(&A, MANA_WQE_READ, 100, 0x10000 + 8192, 3000, 0x40000 + 8,
+		  0x200, 0);
+	if (!allowed) {
+		c = last_cqe(&A);
+		CHECK(c.type == MANA_RDMA_CQE_ERROR &&
+		      c.vendor_error == MANA_VERR_RX_REMOTE_ACCESS_NAK &&
+		      B.fatal == 1 && a_buf[8192] == 0,
+		      "READ of an MR without remote read: NAK, nothing read");
+		teardown();
+		return;
+	}
+	CHECK(!memcmp(a_buf + 8192, b_win + 8, 3000) && a_buf[8192 + 3000] == 0,
+	      "READ: three responses placed in the RREQ WQE's buffer");
+	vrc_arm(A.dev, A.qp, 102);
+	c = last_cqe(&A);
+	CHECK(c.type == MANA_RDMA_CQE_ARMED_CMPL && c.psn == 102,
+	      "READ complete at its last response's PSN (%u)", c.psn);
+	teardown();
+}
+
 int main(void)
 {
 	test_send_write();
 	test_bad_rkey(0x201, 0x40000, "unknown rkey");
 	test_bad_rkey(0x100, 0x20000, "rkey without remote write");
 	test_bad_rkey(0x200, 0x40000 + sizeof(b_win) - 1024, "past the MR's end");
+	test_read(true);
+	test_read(false);
 	test_loss();
 	test_rnr();
 	return check_done();

@@ -91,6 +91,7 @@ struct queue {
 	uint32_t parent_eq;	/* CQ: EQ id, GDMA_CQ_NO_EQ for none */
 	uint32_t db;		/* the doorbell page that rings it */
 	bool armed;		/* CQ: its next CQE raises an EQE */
+	bool wake;		/* CQ: its next arm raises one at once */
 };
 
 struct mana_fn {
@@ -1110,6 +1111,17 @@ static void rc_fatal(void *ctx, uint32_t qpn)
 		eq_post1(fn, eq, GDMA_EQE_RNIC_QP_FATAL, qpn);
 }
 
+/* An RC QP entered ERR: its CQs' sleepers must poll (rc.h). */
+static void rc_wake(void *ctx, void *cq)
+{
+	struct queue *q = cq;
+
+	if (q->armed)
+		cq_event(ctx, q);
+	else
+		q->wake = true;
+}
+
 static void rc_xmit(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct mana_fn *fn = ctx;
@@ -1120,7 +1132,7 @@ static void rc_xmit(void *ctx, const uint8_t *frame, size_t len)
 
 static const struct vrc_ops rc_ops = {
 	.ring_read = rc_ring_read, .mem = rc_mem, .cqe = rc_cqe,
-	.fatal = rc_fatal, .xmit = rc_xmit,
+	.fatal = rc_fatal, .wake = rc_wake, .xmit = rc_xmit,
 };
 
 /* The RC QP a queue id of the RC ranges names, or -1. */
@@ -2048,8 +2060,10 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			uint64_t n = q->size / GDMA_CQE_SIZE;
 
 			q->armed = true;
-			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail)
+			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail ||
+			    q->wake)
 				cq_event(fn, q);
+			q->wake = false;
 		}
 		return;
 	default:

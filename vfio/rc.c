@@ -216,6 +216,11 @@ static void qp_err(struct vrc_dev *dev, struct vrc_qp *qp, bool notify)
 	qp->state = ERR;
 	qp->timer_ns = 0;
 	qp->ack_due = false;
+	if (dev->ops.wake) {
+		dev->ops.wake(dev->ops.ctx, qp->send_cq);
+		if (qp->recv_cq != qp->send_cq)
+			dev->ops.wake(dev->ops.ctx, qp->recv_cq);
+	}
 	if (notify && dev->ops.fatal)
 		dev->ops.fatal(dev->ops.ctx, qp->qpn);
 }

@@ -53,6 +53,13 @@ struct vrc_ops {
 		    bool is_sq);
 	/* A QP went to ERR on its own (remote access or request error). */
 	void (*fatal)(void *ctx, uint32_t qpn);
+	/*
+	 * A QP of CQ @cq entered ERR: its consumer, maybe asleep on the CQ's
+	 * event, must poll to flush its WRs (the provider writes the flush
+	 * completions; the hardware writes none): raise the event now if
+	 * armed, else at the next arm.
+	 */
+	void (*wake)(void *ctx, void *cq);
 	/* A frame to the wire. */
 	void (*xmit)(void *ctx, const uint8_t *frame, size_t len);
 	void *ctx;
