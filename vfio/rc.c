@@ -1193,6 +1193,8 @@ int vrc_qp_create(struct vrc_dev *dev, const struct vrc_qp_desc *d,
 	qp->rrq = (struct ring){ d->rrq.ring, d->rrq.size, d->rrq.id, 0, 0 };
 	qp->qpn = d->rq.id;
 	qp->state = RESET;
+	/* as the emulator's device: 1024 until a modify names the path MTU */
+	qp->a.path_mtu = 3;
 	qp->next = dev->qps;
 	dev->qps = qp;
 	*out = qp;
@@ -1265,8 +1267,6 @@ int vrc_qp_modify(struct vrc_dev *dev, struct vrc_qp *qp,
 		qp_reset(qp);
 	} else if (to == RTR && qp->state != RTR) {
 		qp->mtu = roce_mtu_bytes((uint8_t)a->path_mtu);
-		if (!qp->mtu)
-			return -EINVAL;	/* the core requires PATH_MTU for RTR */
 		qp->epsn = a->rq_psn;
 	} else if (to == RTS && qp->state == RTR) {
 		qp->m_head = qp->m_cnt = qp->m_cur = qp->pkt_cur = 0;

@@ -113,7 +113,7 @@ void vrc_dev_free(struct vrc_dev *dev);
 int vrc_qp_create(struct vrc_dev *dev, const struct vrc_qp_desc *d,
 		  struct vrc_qp **out);
 void vrc_qp_destroy(struct vrc_dev *dev, struct vrc_qp *qp);
-/* 0 or -EINVAL (state out of range, path MTU unknown at RTR). */
+/* 0 or -EINVAL (state past ERR, path MTU not 1..5). */
 int vrc_qp_modify(struct vrc_dev *dev, struct vrc_qp *qp,
 		  const struct vrc_attr *a);
 uint32_t vrc_qp_state(const struct vrc_qp *qp);
