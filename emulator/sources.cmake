@@ -35,7 +35,6 @@ set(MANA_EMU_CORE_SOURCES
 	${MANA_EMU_DIR}/device/stats.c
 	${MANA_EMU_DIR}/device/frame.c
 	${MANA_EMU_DIR}/device/rc_engine.c
-	${MANA_EMU_DIR}/device/rc_core.c
 	${MANA_EMU_DIR}/device/rc_neigh.c
 	${MANA_EMU_DIR}/device/gsi.c
 	${MANA_EMU_DIR}/device/rc_req.c
@@ -55,7 +54,8 @@ set(MANA_EMU_LIBC_SOURCES ${MANA_EMU_DIR}/lib/libc.c)
 set(MANA_EMU_BACKEND_SOURCES ${MANA_EMU_DIR}/wire/wire.c
 	${MANA_EMU_DIR}/wire/loopback.c ${MANA_EMU_DIR}/wire/socket.c
 	${MANA_EMU_DIR}/wire/tap.c ${MANA_EMU_DIR}/wire/pcap.c
-	${MANA_EMU_DIR}/wire/roce.c ${MANA_EMU_DIR}/wire/vswitch.c
+	${MANA_EMU_DIR}/wire/roce.c ${MANA_EMU_DIR}/wire/roce_rc.c
+	${MANA_EMU_DIR}/wire/vswitch.c
 	${MANA_EMU_DIR}/wire/ib_cm.c
 	${MANA_EMU_LIBC_SOURCES} ${MANA_EMU_DIR}/lib/log.c
 	${MANA_EMU_DIR}/lib/quiet_thread.c)

@@ -17,12 +17,16 @@
  *      message's, accepted lists and addresses stay inside it, and the
  *      adapter's address decoders accept only the ops and types 6.12 sends.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "emulator/wire/roce.h"
 #include "vfio/mana_fn.h"
 #include "vfio/mana_gdma_req.h"
+#include "vfio/rc.h"
 #include "vfio/vfio_user.h"
 
 #define RAM_BASE	0x100000ULL
@@ -216,9 +220,122 @@ static void gdma_request(const uint8_t *m, size_t size)
 			   !rq.region[MANA_RC_QUEUE_FMR] :
 			   !rq.flags && rq.region[MANA_RC_QUEUE_FMR]);
 	if (!mana_ib_set_qp_state_decode(m, len, &qs))
-		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 120);
+		FUZZ_CHECK(len >= GDMA_REQ_HDR_SIZE + 120 &&
+			   (!(qs.attr_mask & MANA_IB_QP_AV) ||
+			    (qs.src_addr_type == qs.dest_addr_type &&
+			     qs.dest_port == 4791)));
 	if (!mana_ib_config_mac_decode(m, len, &ad))
 		FUZZ_CHECK(ad.op == MANA_IB_ADDR_OP_ADD || ad.op == MANA_IB_ADDR_OP_REMOVE);
+}
+
+/*
+ * RoCEv2 into mana-vfio's RC transport (vfio/rc.c): a QP in RTS whose
+ * rings hold nothing and whose one MR is 4 KiB of the harness's memory;
+ * the input's bytes are a packet's fields (roce_encode() makes it valid,
+ * ICRC included, so the engine's own checks are reached), fed to it a
+ * few times.  Nothing it does may touch memory outside that MR.
+ */
+static uint8_t rc_mr[4096];
+
+static int rc_ring_read(void *ctx, void *ring, uint32_t pos, void *buf,
+			uint32_t len)
+{
+	(void)ctx; (void)ring; (void)pos;
+	memset(buf, 0, len);
+	return 0;
+}
+
+static int rc_mem(void *ctx, uint32_t pd, uint32_t key, uint64_t addr,
+		  uint8_t *buf, uint32_t len, unsigned int access, bool to_mem)
+{
+	(void)ctx; (void)access;
+	if (pd != 1 || key != 0x1000 || addr < 0x10000 ||
+	    addr - 0x10000 > sizeof(rc_mr) || len > sizeof(rc_mr) - (addr - 0x10000))
+		return -EACCES;
+	if (buf && to_mem)
+		memcpy(rc_mr + (addr - 0x10000), buf, len);
+	else if (buf)
+		memcpy(buf, rc_mr + (addr - 0x10000), len);
+	return 0;
+}
+
+static void rc_cqe(void *ctx, void *cq, const uint8_t *data, uint32_t wq,
+		   bool is_sq)
+{
+	struct mana_rdma_cqe c;
+
+	(void)ctx; (void)cq; (void)wq; (void)is_sq;
+	FUZZ_CHECK(!mana_rdma_cqe_decode(data, &c));
+}
+
+static void rc_fatal(void *ctx, uint32_t qpn)
+{
+	(void)ctx;
+	FUZZ_CHECK(qpn == 0x800004);
+}
+
+static void rc_xmit(void *ctx, const uint8_t *f, size_t len)
+{
+	struct roce_pkt p;
+
+	(void)ctx;
+	FUZZ_CHECK(!roce_decode(f, len, &p));	/* what it sends is valid */
+}
+
+static void rc_transport(const uint8_t *d, size_t size)
+{
+	static uint8_t ring[3][4096], f[ROCE_MAX_FRAME];
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 0, 0, 1 };
+	struct vrc_ops ops = { .ring_read = rc_ring_read, .mem = rc_mem,
+			       .cqe = rc_cqe, .fatal = rc_fatal, .xmit = rc_xmit };
+	struct vrc_qp_desc qd = { .pd = 1, .send_cq = ring, .recv_cq = ring,
+		.sq = { ring[0], 4096, 0x400004 }, .rq = { ring[1], 4096, 0x800004 },
+		.rrq = { ring[2], 4096, 0x800005 } };
+	struct vrc_attr a = { .mask = 1ULL | 128 | 256 | 4096 | 65536 | 1048576,
+		.state = 2, .path_mtu = 1, .rq_psn = 10, .sq_psn = 20,
+		.dest_qpn = 0x800008, .sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 },
+		.dgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 } };
+	struct vrc_dev *dev = vrc_dev_new(&ops, mac);
+	struct vrc_qp *qp;
+	size_t len, i;
+
+	if (!dev)
+		return;
+	if (vrc_qp_create(dev, &qd, &qp) || vrc_qp_modify(dev, qp, &a)) {
+		vrc_dev_free(dev);
+		return;
+	}
+	a.mask = 1;
+	a.state = 3;
+	vrc_qp_modify(dev, qp, &a);
+	/* 24 bytes of fields per packet, the rest the payload */
+	for (i = 0; i + 24 <= size && i < 24 * 8; i += 24) {
+		struct roce_pkt p = {
+			.dmac = { 0, 0x0d, 0x3a, 0, 0, 1 },
+			.smac = { 0, 0x0d, 0x3a, 0, 0, 2 },
+			.sgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 },
+			.dgid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 },
+			.opcode = d[i], .ack_req = d[i + 1] & 1,
+			.dqpn = d[i + 1] & 2 ? 0x800004 : 0x800008,
+			.psn = (d[i + 2] | d[i + 3] << 8) % 40,
+			.syndrome = d[i + 4], .msn = d[i + 5],
+			.va = 0x10000 - 64 + (d[i + 6] | d[i + 7] << 8),
+			.rkey = d[i + 8] & 1 ? 0x1000 : d[i + 9],
+			.dma_len = d[i + 10] | d[i + 11] << 8,
+			.imm = d[i + 12],
+			.pkey = 0xffff,
+			.payload = d + i + 24,
+			.payload_len = (uint32_t)(d[i + 13] % 3 == 0 ? 0 :
+				d[i + 13] % 3 == 1 ? 256 : d[i + 14]),
+		};
+
+		if (p.payload_len > size - i - 24)
+			p.payload_len = (uint32_t)(size - i - 24);
+		if (!roce_encode(&p, f, sizeof(f), &len))
+			vrc_rx(dev, f, len);
+		vrc_tick(dev, vrc_now_ns() + (uint64_t)d[i + 15] * 100000000ull);
+	}
+	vrc_dev_free(dev);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -231,5 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		device(data + 1, size - 1);
 	else if (data[0] == 2)
 		gdma_request(data + 1, size - 1);
+	else if (data[0] == 3)
+		rc_transport(data + 1, size - 1);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The RC transport's pure rules (emulator/device/rc_core.c), alone:
+ * The RC transport's pure rules (emulator/wire/roce_rc.c), alone:
  * segmentation by path MTU, the opcode of each packet of a message, the
  * responder's PSN classes across the 24-bit wrap, which opcode may follow
  * which, payload lengths, and the retransmission timeout's clamp.  The
@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "emulator/device/rc_int.h"
+#include "emulator/wire/roce_rc.h"
+#include "emulator/wire/roce.h"
+#include "providers/mana/gdma.h"
 #include "check.h"
 
 static void test_npkts(void)

@@ -895,6 +895,162 @@ static void test_rnic_msgs(void)
 }
 
 /* An RC QP's life as 6.12's mana_ib and our provider drive it. */
+#define RC_MR_GPA	(RAM_BASE + 0x80000)	/* one page under an RC QP's MR */
+#define RC_MR_VA	0x7f0000100000ULL
+#define RC_SQ_GPA	(RAM_BASE + 0x51000)	/* rc_objects' regions */
+#define RC_RQ_GPA	(RAM_BASE + 0x55000)
+#define RC_CQ_GPA	(RAM_BASE + 0x50000)
+
+/* A user MR of PD @pd over one page at @gpa; its key (lkey = rkey). */
+static uint32_t rc_mr(struct mana_fn *fn, uint64_t pd, uint64_t gpa,
+		      uint64_t va, uint32_t access)
+{
+	uint64_t h = region(fn, gpa);
+	uint8_t *q = mreq(GDMA_CREATE_MR, GDMA_REQ_HDR_SIZE + 40, 48);
+
+	gdma_put_le64(q, pd);
+	gdma_put_le32(q + 8, GDMA_MR_TYPE_GVA);
+	gdma_put_le64(q + 16, h);
+	gdma_put_le64(q + 24, va);
+	gdma_put_le32(q + 32, access);
+	CHECK(h && hwc_call(fn, GDMA_REQ_HDR_SIZE + 40) == 0, "RC MR registered");
+	return gdma_get_le32(g(RESP_GPA) + 40);
+}
+
+static void rc_db(struct mana_fn *fn, uint32_t page, enum gdma_db_kind kind,
+		  uint32_t id, uint32_t tail_or_psn)
+{
+	struct gdma_doorbell d = { .kind = kind, .id = id, .tail = tail_or_psn };
+	uint64_t v = 0;
+	uint32_t off = kind == GDMA_DB_SQ ? GDMA_DB_OFF_SQ :
+		       kind == GDMA_DB_RQ ? GDMA_DB_OFF_RQ : GDMA_DB_OFF_RQ_CLIENT;
+
+	if (kind == GDMA_DB_RQ_CLIENT)
+		CHECK(!gdma_arm_db_encode(id, tail_or_psn, &v), "arm encodes");
+	else
+		CHECK(!gdma_doorbell_encode(&d, &v), "doorbell encodes");
+	w64(fn, r64(fn, 0x08) + (uint64_t)page * GDMA_DB_PAGE_SIZE + off, v);
+}
+
+/* An RC send WQE as our provider posts it, at byte @pos of the SQ. */
+static uint32_t rc_send_wqe(uint32_t pos, uint8_t type, uint32_t psn,
+			    uint32_t key, uint64_t va, uint32_t len,
+			    uint64_t raddr, uint32_t rkey)
+{
+	struct mana_rdma_send_oob o = { .wqe_type = type, .psn = psn,
+		.remote_addr = raddr, .rkey = rkey };
+	struct gdma_wqe w = { 0 };
+	uint32_t bu = 0;
+
+	CHECK(!mana_rc_send_wqe_header(type, 1, 1024, &w.hdr) &&
+	      !mana_rdma_send_oob_encode(&o, w.oob), "send WQE built");
+	w.sge[0] = (struct gdma_sge){ va, key, len };
+	CHECK(!gdma_wqe_post(g(RC_SQ_GPA), 4096, pos / 32, GDMA_SQ, &w, &bu),
+	      "send WQE posted");
+	return pos + bu * 32;
+}
+
+/*
+ * The RC transport through the function: a QP connected to itself (the
+ * path names our own MAC, so its packets loop inside the device), as the
+ * driver's SET_QP_STATE requests carry it (MACs and GIDs byte-reversed);
+ * a SEND into a receive WQE and a WRITE through the MR, the receive CQE
+ * and the arm's ARMED_CMPL in the CQ; then a WRITE to an MR whose page
+ * lies outside the guest's shared memory: refused (no byte anywhere), a
+ * DMA fault counted, the QP's fatal event on the adapter's EQ.
+ */
+static void rc_traffic(struct mana_fn *fn, uint64_t adapter, uint64_t pd,
+		       uint64_t qp, const uint32_t ids[5], uint32_t db)
+{
+	static const uint8_t mac[6] = { 0, 0x0d, 0x3a, 1, 2, 3 };
+	static const uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 10, 77, 0, 2 };
+	struct gdma_wqe rw = { 0 };
+	struct mana_rdma_cqe c;
+	struct mana_fn_stats st;
+	uint32_t key, bad, pos, rpos = 0, i, bu = 0, faults;
+	uint8_t *q, *mr = g(RC_MR_GPA);
+	unsigned int state;
+	bool fatal = false;
+
+	key = rc_mr(fn, pd, RC_MR_GPA, RC_MR_VA, GDMA_ACCESS_LOCAL_READ |
+		    GDMA_ACCESS_LOCAL_WRITE | GDMA_ACCESS_REMOTE_WRITE);
+	/* the MR's page is shared; this one is past the guest's memory */
+	bad = rc_mr(fn, pd, RAM_BASE + RAM_SIZE, RC_MR_VA + 0x10000,
+		    GDMA_ACCESS_LOCAL_READ |
+		    GDMA_ACCESS_LOCAL_WRITE | GDMA_ACCESS_REMOTE_WRITE);
+	for (i = 0; i < 1000; i++)
+		mr[i] = (uint8_t)(i * 5 + 1);
+	for (state = 0; state <= 3; state++) {
+		q = ibreq(MANA_IB_SET_QP_STATE, GDMA_REQ_HDR_SIZE + 120, 32);
+		gdma_put_le64(q, adapter);
+		gdma_put_le64(q + 8, qp);
+		gdma_put_le32(q + 24, state);
+		gdma_put_le64(q + 16, 1);
+		if (state == 2) {	/* RTR: the path, to ourselves */
+			gdma_put_le64(q + 16, 1 | 128 | 256 | 4096 | 1048576 |
+				      1024 | 2048);
+			gdma_put_le32(q + 28, 3);		/* 1024 */
+			gdma_put_le32(q + 32, 100);		/* rq_psn */
+			gdma_put_le32(q + 40, ids[4]);		/* itself */
+			gdma_put_le32(q + 48, 7);
+			gdma_put_le32(q + 52, 7);
+			for (i = 0; i < 16; i++)
+				q[64 + i] = q[80 + i] = gid[15 - i];
+			for (i = 0; i < 6; i++)
+				q[96 + i] = q[102 + i] = mac[5 - i];
+			q[108] = q[109] = MANA_IB_SGID_IPV4;
+			q[110] = 64;
+			gdma_put_le16(q + 112, 0xc001);
+			gdma_put_le16(q + 114, 4791);
+		} else if (state == 3) {
+			gdma_put_le64(q + 16, 1 | 65536);
+			gdma_put_le32(q + 36, 100);		/* sq_psn */
+		}
+		CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0,
+		      "SET_QP_STATE %u with its attributes", state);
+	}
+	/* a receive WQE for 1000 bytes at MR + 2048 */
+	rw.hdr.num_sge = 1;
+	rw.hdr.oob_size = GDMA_OOB_SMALL;
+	rw.sge[0] = (struct gdma_sge){ RC_MR_VA + 2048, key, 1000 };
+	CHECK(!gdma_wqe_post(g(RC_RQ_GPA), 4096, 0, GDMA_RQ, &rw, &bu),
+	      "receive WQE posted");
+	rpos = bu * 32;
+	rc_db(fn, db, GDMA_DB_RQ, ids[4], rpos);
+	pos = rc_send_wqe(0, MANA_WQE_RC_SEND, 100, key, RC_MR_VA, 1000, 0, 0);
+	pos = rc_send_wqe(pos, MANA_WQE_WRITE, 101, key, RC_MR_VA, 500,
+			  RC_MR_VA + 3500, key);
+	rc_db(fn, db, GDMA_DB_SQ, ids[0], pos);
+	CHECK(!memcmp(mr, mr + 2048, 1000) && !memcmp(mr, mr + 3500, 500),
+	      "SEND and WRITE landed through the MR");
+	CHECK(!mana_rdma_cqe_decode(g(RC_CQ_GPA), &c) &&
+	      c.type == MANA_RDMA_CQE_RC_SEND && c.msg_len == 1000 &&
+	      c.rx_wqe_offset == 0, "the receive CQE (type %u verr %#x)", c.type,
+	      c.vendor_error);
+	rc_db(fn, db, GDMA_DB_RQ_CLIENT, ids[3], 101);
+	CHECK(!mana_rdma_cqe_decode(g(RC_CQ_GPA) + 64, &c) &&
+	      c.type == MANA_RDMA_CQE_ARMED_CMPL && c.psn == 101,
+	      "ARMED_CMPL at the WRITE's PSN (type %u psn %u)", c.type, c.psn);
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.rc_local_packets == 4 && !st.rc_errors,
+	      "two requests, two ACKs, looped inside (%llu)",
+	      (unsigned long long)st.rc_local_packets);
+
+	/* outside shared memory: refused before a byte moves */
+	faults = st.dma_faults;
+	pos = rc_send_wqe(pos, MANA_WQE_WRITE, 102, key, RC_MR_VA, 500,
+			  RC_MR_VA + 0x10000, bad);
+	rc_db(fn, db, GDMA_DB_SQ, ids[0], pos);
+	mana_fn_get_stats(fn, &st);
+	CHECK(st.dma_faults > faults && st.rc_errors == 1,
+	      "a WRITE into unshared memory: a DMA fault, refused");
+	for (i = 0; i < 4096 / 16; i++)
+		if (g(M_EQ)[16 * i + 12] == GDMA_EQE_RNIC_QP_FATAL &&
+		    gdma_get_le32(g(M_EQ) + 16 * i) == ids[4])
+			fatal = true;
+	CHECK(fatal, "the QP's fatal event on the adapter's EQ");
+}
+
 static void rc_objects(struct mana_fn *fn, uint64_t adapter, uint32_t eq_id,
 		       uint32_t db)
 {
@@ -969,6 +1125,21 @@ static void rc_objects(struct mana_fn *fn, uint64_t adapter, uint32_t eq_id,
 	gdma_put_le32(g(REQ_GPA) + 12, GDMA_REQ_HDR_SIZE + 119);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 119) == GDMA_STATUS_BAD_ARG,
 	      "a short SET_QP_STATE refused");
+	/* an address vector of two families, or not to UDP 4791 */
+	q = ibreq(MANA_IB_SET_QP_STATE, GDMA_REQ_HDR_SIZE + 120, 32);
+	gdma_put_le64(q, adapter);
+	gdma_put_le64(q + 8, qp);
+	gdma_put_le64(q + 16, 128);
+	q[108] = MANA_IB_SGID_IPV4;
+	q[109] = MANA_IB_SGID_IPV6;
+	gdma_put_le16(q + 114, 4791);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "an IPv4-to-IPv6 path refused");
+	q[109] = MANA_IB_SGID_IPV4;
+	gdma_put_le16(q + 114, 4792);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "a path not to UDP 4791 refused");
+	rc_traffic(fn, adapter, pd, qp, ids, db);
 
 	q = ibreq(MANA_IB_DESTROY_RC_QP, GDMA_REQ_HDR_SIZE + 16, 32);
 	gdma_put_le64(q, adapter);

@@ -20,6 +20,7 @@
 
 #include "mana_fn.h"
 #include "mana_gdma_req.h"
+#include "rc.h"
 #include "providers/mana/gdma.h"
 
 /* BAR0 layout: registers, the SMC aperture, the doorbell pages */
@@ -90,6 +91,7 @@ struct queue {
 	uint32_t parent_eq;	/* CQ: EQ id, GDMA_CQ_NO_EQ for none */
 	uint32_t db;		/* the doorbell page that rings it */
 	bool armed;		/* CQ: its next CQE raises an EQE */
+	bool wake;		/* CQ: its next arm raises one at once */
 };
 
 struct mana_fn {
@@ -131,6 +133,8 @@ struct mana_fn {
 		struct queue *q[MANA_RC_QUEUES];	/* FMR's NULL */
 		uint32_t send_cq, recv_cq;	/* rcq[] indexes */
 		uint32_t state;			/* enum ib_qp_state */
+		uint32_t pd;			/* index of its PD */
+		struct vrc_qp *vqp;		/* its RC transport (rc.c) */
 	} rcqp[MAX_RC_QPS];
 	struct {			/* the RDMA adapter (CREATE_ADAPTER) */
 		bool live;
@@ -143,6 +147,7 @@ struct mana_fn {
 			uint8_t gid[16];
 		} gid[MAX_GIDS];
 	} rnic;
+	struct vrc_dev *rc;		/* the RC transport of the RC QPs */
 	struct mana_fn_stats st;
 };
 
@@ -437,6 +442,9 @@ static void hwc_destroy(struct mana_fn *fn)
 	memset(fn->mr, 0, sizeof(fn->mr));
 	memset(&fn->rnic, 0, sizeof(fn->rnic));
 	/* their queues went with every other above */
+	for (i = 0; i < MAX_RC_QPS; i++)
+		if (fn->rcqp[i].vqp)
+			vrc_qp_destroy(fn->rc, fn->rcqp[i].vqp);
 	memset(fn->rcq, 0, sizeof(fn->rcq));
 	memset(fn->rcqp, 0, sizeof(fn->rcqp));
 }
@@ -1025,6 +1033,122 @@ static uint32_t req_destroy_mr(struct mana_fn *fn, const uint8_t *req,
 }
 
 /* ------------------------------------------------------------------------ */
+/* The RC transport's services (rc.h): rings, MRs, CQEs, events, the wire */
+
+static int rc_ring_read(void *ctx, void *ring, uint32_t pos, void *buf,
+			uint32_t len)
+{
+	return q_read(ctx, ring, pos, buf, len);
+}
+
+/*
+ * [addr, addr + len) of a user MR of PD @pd with @access, page by page
+ * through the guest's shared memory; every page is checked before a byte
+ * moves, so a refused access lands nothing.  The kernel's GPA key is no
+ * RC QP's.  Zero bytes need no key (IBA 9.7.5.1.3).
+ */
+static int rc_mem(void *ctx, uint32_t pd, uint32_t key, uint64_t addr,
+		  uint8_t *buf, uint32_t len, unsigned int access, bool to_mem)
+{
+	struct mana_fn *fn = ctx;
+	uint64_t i = (uint64_t)key - MR_KEY_BASE, off;
+	uint32_t need = 0, done, n;
+	int pass;
+	uint8_t *p;
+
+	if (!len)
+		return 0;
+	if (access & VRC_LOCAL_WRITE)
+		need |= GDMA_ACCESS_LOCAL_WRITE;
+	if (access & VRC_REMOTE_READ)
+		need |= GDMA_ACCESS_REMOTE_READ;
+	if (access & VRC_REMOTE_WRITE)
+		need |= GDMA_ACCESS_REMOTE_WRITE;
+	if (key < MR_KEY_BASE || i >= MAX_MRS || !fn->mr[i].used ||
+	    fn->mr[i].pd != pd || (fn->mr[i].access & need) != need ||
+	    addr < fn->mr[i].va || addr - fn->mr[i].va > fn->mr[i].length ||
+	    len > fn->mr[i].length - (addr - fn->mr[i].va))
+		return -EACCES;
+	for (pass = buf ? 0 : 1; pass < 2; pass++) {
+		for (done = 0; done < len; done += n) {
+			off = fn->mr[i].offset + (addr + done - fn->mr[i].va);
+			if (off / MANA_PAGE_SIZE >= fn->mr[i].npages)
+				return -EACCES;
+			n = MANA_PAGE_SIZE - off % MANA_PAGE_SIZE;
+			if (n > len - done)
+				n = len - done;
+			p = fn->ops.dma(fn->ops.ctx,
+					fn->mr[i].pages[off / MANA_PAGE_SIZE] +
+					off % MANA_PAGE_SIZE, n);
+			if (!p) {
+				fn->st.dma_faults++;
+				return -EACCES;
+			}
+			if (pass == 1 && buf && to_mem)
+				memcpy(p, buf + done, n);
+			else if (pass == 1 && buf)
+				memcpy(buf + done, p, n);
+		}
+	}
+	return 0;
+}
+
+static void rc_cqe(void *ctx, void *cq, const uint8_t *data, uint32_t wq_num,
+		   bool is_sq)
+{
+	cq_post(ctx, cq, data, wq_num, is_sq);
+}
+
+/* GDMA_EQE_RNIC_QP_FATAL on the adapter's EQ: mana_ib's QP event. */
+static void rc_fatal(void *ctx, uint32_t qpn)
+{
+	struct mana_fn *fn = ctx;
+	struct queue *eq = fn->rnic.live ?
+			   q_find(fn, GDMA_EQ, fn->rnic.notify_eq) : NULL;
+
+	fn_log("RNIC: QP %#x to ERR (QP fatal event)", qpn);
+	if (eq)
+		eq_post1(fn, eq, GDMA_EQE_RNIC_QP_FATAL, qpn);
+}
+
+/* An RC QP entered ERR: its CQs' sleepers must poll (rc.h). */
+static void rc_wake(void *ctx, void *cq)
+{
+	struct queue *q = cq;
+
+	if (q->armed)
+		cq_event(ctx, q);
+	else
+		q->wake = true;
+}
+
+static void rc_xmit(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct mana_fn *fn = ctx;
+
+	if (fn->ops.frame)
+		fn->ops.frame(fn->ops.ctx, frame, (uint32_t)len);
+}
+
+static const struct vrc_ops rc_ops = {
+	.ring_read = rc_ring_read, .mem = rc_mem, .cqe = rc_cqe,
+	.fatal = rc_fatal, .wake = rc_wake, .xmit = rc_xmit,
+};
+
+/* The RC QP a queue id of the RC ranges names, or -1. */
+static int rc_qp_of_queue(const struct mana_fn *fn, uint32_t id)
+{
+	uint32_t base = id >= RC_RECV_BASE ? RC_RECV_BASE : RC_SEND_BASE;
+	uint32_t i;
+
+	if (id < RC_SEND_BASE || (id & ~MANA_RC_QTYPE_MASK) < base + 4)
+		return -1;
+	i = ((id & ~MANA_RC_QTYPE_MASK) - base) / 4 - 1;
+	return i < MAX_RC_QPS && fn->rcqp[i].used && fn->rcqp[i].vqp ?
+	       (int)i : -1;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The RDMA adapter (MANA_IB device, 0x30000 and up) */
 
 /*
@@ -1229,8 +1353,8 @@ static uint32_t rnic_destroy_cq(struct mana_fn *fn, uint64_t handle)
 /*
  * MANA_IB_CREATE_RC_QP: four queues (requester and responder SQ and RQ;
  * the FMR queue a user's QP has not), each over its region.  The QP
- * number 6.12 reports is the responder RQ's id.  The RC transport itself
- * (RoCEv2 on the wire) is not modelled: WQEs wait in the queues.
+ * number 6.12 reports is the responder RQ's id.  Its RC transport (RoCEv2
+ * on the wire) is rc.c's: requester SQ, responder RQ, requester RQ.
  */
 static uint32_t rnic_create_rc_qp(struct mana_fn *fn, const uint8_t *req,
 				  uint32_t len, uint8_t *r, uint32_t resp_len)
@@ -1287,7 +1411,27 @@ static uint32_t rnic_create_rc_qp(struct mana_fn *fn, const uint8_t *req,
 		fn->rcqp[i].q[k]->id = rc_base[k] + 4 * (i + 1) + rc_low[k];
 		gdma_put_le32(r + 8 + 4 * k, fn->rcqp[i].q[k]->id);
 	}
+	{
+		struct vrc_qp_desc d = {
+			.pd = (uint32_t)pd,
+			.send_cq = fn->rcq[scq].q, .recv_cq = fn->rcq[rcq].q,
+		};
+		struct queue *sq = fn->rcqp[i].q[0], *rq = fn->rcqp[i].q[4];
+		struct queue *rrq = fn->rcqp[i].q[3];
+
+		d.sq = (struct vrc_ring_desc){ sq, sq->size, sq->id };
+		d.rq = (struct vrc_ring_desc){ rq, rq->size, rq->id };
+		d.rrq = (struct vrc_ring_desc){ rrq, rrq->size, rrq->id };
+		if (vrc_qp_create(fn->rc, &d, &fn->rcqp[i].vqp)) {
+			for (k = 0; k < MANA_RC_QUEUES; k++)
+				if (fn->rcqp[i].q[k])
+					q_free(fn->rcqp[i].q[k]);
+			memset(&fn->rcqp[i], 0, sizeof(fn->rcqp[i]));
+			return GDMA_STATUS_NO_RESOURCE;
+		}
+	}
 	fn->rcqp[i].used = true;
+	fn->rcqp[i].pd = (uint32_t)pd;
 	fn->rcqp[i].send_cq = (uint32_t)scq;
 	fn->rcqp[i].recv_cq = (uint32_t)rcq;
 	fn->rcq[scq].users++;
@@ -1311,6 +1455,7 @@ static uint32_t rnic_destroy_rc_qp(struct mana_fn *fn, uint64_t handle)
 
 	if (i < 0)
 		return GDMA_STATUS_BAD_ARG;
+	vrc_qp_destroy(fn->rc, fn->rcqp[i].vqp);
 	for (k = 0; k < MANA_RC_QUEUES; k++)
 		if (fn->rcqp[i].q[k])
 			q_free(fn->rcqp[i].q[k]);
@@ -1321,20 +1466,41 @@ static uint32_t rnic_destroy_rc_qp(struct mana_fn *fn, uint64_t handle)
 }
 
 /*
- * MANA_IB_SET_QP_STATE: the state is kept (the core checked the
- * transition before the driver sent it); the rest of the attributes would
- * drive the RC transport, which is not modelled.
+ * MANA_IB_SET_QP_STATE: the attributes go to the RC transport (the core
+ * checked the transition before the driver sent it; 6.12 hands any on).
+ * The address vector names the path: our MAC and GID, the peer's, the UDP
+ * source port the kernel chose.
  */
 static uint32_t rnic_set_qp_state(struct mana_fn *fn, const uint8_t *req,
 				  uint32_t len)
 {
 	struct mana_ib_set_qp_state st;
+	struct vrc_attr a = { 0 };
 	int i;
 
 	if (mana_ib_set_qp_state_decode(req, len, &st))
 		return GDMA_STATUS_BAD_ARG;
 	i = rc_qp_index(fn, st.qp);
 	if (i < 0 || ((st.attr_mask & IB_QP_STATE) && st.state > IB_QPS_ERR))
+		return GDMA_STATUS_BAD_ARG;
+	a.mask = st.attr_mask;
+	a.state = st.state;
+	a.path_mtu = st.path_mtu;
+	a.rq_psn = st.rq_psn;
+	a.sq_psn = st.sq_psn;
+	a.dest_qpn = st.dest_qpn;
+	a.retry_cnt = st.retry_cnt;
+	a.rnr_retry = st.rnr_retry;
+	a.min_rnr_timer = st.min_rnr_timer;
+	a.max_dest_rd_atomic = st.max_dest_rd_atomic;
+	memcpy(a.smac, st.src_mac, 6);
+	memcpy(a.dmac, st.dest_mac, 6);
+	memcpy(a.sgid, st.src_addr, 16);
+	memcpy(a.dgid, st.dest_addr, 16);
+	a.sport = st.src_port;
+	a.traffic_class = st.traffic_class;
+	a.hop_limit = st.hop_limit;
+	if (vrc_qp_modify(fn->rc, fn->rcqp[i].vqp, &a))
 		return GDMA_STATUS_BAD_ARG;
 	if (st.attr_mask & IB_QP_STATE) {
 		fn->rcqp[i].state = st.state;
@@ -1757,6 +1923,9 @@ int mana_fn_rx(struct mana_fn *fn, const uint8_t *frame, uint32_t len)
 	struct queue *rq, *cq;
 	uint32_t i, done = 0, off;
 
+	/* RoCEv2 for one of the RC QPs is the RNIC's, whatever RX does */
+	if (fn->rc && vrc_rx(fn->rc, frame, len))
+		return 0;
 	rq = fn->rx_enabled ? wqobj_rq(fn, fn->default_rxobj) : NULL;
 	cq = rq ? wqobj_cq(fn, rq) : NULL;
 	if (!cq || len == 0 || len > MANA_FN_MAX_FRAME) {
@@ -1815,6 +1984,7 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 	struct gdma_doorbell db;
 	bool is_short;
 	struct queue *q;
+	int i;
 
 	if (gdma_doorbell_kind_at(off, &kind, &is_short) || is_short ||
 	    gdma_doorbell_decode(kind, v, &db)) {
@@ -1829,6 +1999,12 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			return;
 		}
 		q = q_find(fn, GDMA_SQ, db.id);
+		if (q && page == q->db && (i = rc_qp_of_queue(fn, db.id)) >= 0) {
+			/* an RC QP's requester SQ (its responder SQ: no doorbell) */
+			if (q == fn->rcqp[i].q[0])
+				vrc_sq_doorbell(fn->rc, fn->rcqp[i].vqp, db.tail);
+			return;
+		}
 		if (q && page == q->db) {
 			mana_sq_ring(fn, q, db.tail);
 			return;
@@ -1843,7 +2019,20 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 		q = q_find(fn, GDMA_RQ, db.id);
 		if (q && page != q->db)
 			q = NULL;
+		if (q && (i = rc_qp_of_queue(fn, db.id)) >= 0)
+			vrc_rq_doorbell(fn->rc, fn->rcqp[i].vqp,
+					q == fn->rcqp[i].q[3], db.tail);
 		break;
+	case GDMA_DB_RQ_CLIENT:
+		/* our provider's arm: an ARMED_CMPL once the PSN is acknowledged */
+		q = q_find(fn, GDMA_RQ, db.id);
+		i = q && page == q->db ? rc_qp_of_queue(fn, db.id) : -1;
+		if (i >= 0 && q == fn->rcqp[i].q[3])
+			vrc_arm(fn->rc, fn->rcqp[i].vqp, db.client_low);
+		else
+			fn_log("doorbell page %u: arm of no RC QP's queue %u",
+			       page, db.id);
+		return;
 	case GDMA_DB_EQ:
 		/*
 		 * The driver takes at most 5 EQEs per interrupt, then arms
@@ -1871,8 +2060,10 @@ static void doorbell(struct mana_fn *fn, uint32_t page, uint32_t off,
 			uint64_t n = q->size / GDMA_CQE_SIZE;
 
 			q->armed = true;
-			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail)
+			if ((q->produced + n) % (n << GDMA_OWNER_BITS) != db.tail ||
+			    q->wake)
 				cq_event(fn, q);
+			q->wake = false;
 		}
 		return;
 	default:
@@ -1965,12 +2156,19 @@ void mana_fn_reset(struct mana_fn *fn)
 struct mana_fn *mana_fn_new(const struct mana_fn_ops *ops, const uint8_t mac[6])
 {
 	struct mana_fn *fn = calloc(1, sizeof(*fn));
+	struct vrc_ops ro = rc_ops;
 
 	if (!fn)
 		return NULL;
 	fn->ops = *ops;
 	memcpy(fn->mac, mac, 6);
 	mana_fn_reset(fn);
+	ro.ctx = fn;
+	fn->rc = vrc_dev_new(&ro, mac);
+	if (!fn->rc) {
+		free(fn);
+		return NULL;
+	}
 	return fn;
 }
 
@@ -1979,10 +2177,26 @@ void mana_fn_free(struct mana_fn *fn)
 	if (!fn)
 		return;
 	hwc_destroy(fn);
+	vrc_dev_free(fn->rc);
 	free(fn);
+}
+
+void mana_fn_tick(struct mana_fn *fn)
+{
+	vrc_tick(fn->rc, vrc_now_ns());
 }
 
 void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st)
 {
+	struct vrc_stats r;
+
 	*st = fn->st;
+	vrc_get_stats(fn->rc, &r);
+	st->rc_tx_packets = r.tx_packets;
+	st->rc_rx_packets = r.rx_packets;
+	st->rc_local_packets = r.local_packets;
+	st->rc_retransmits = r.retransmits;
+	st->rc_naks = r.rnr_naks_tx + r.seq_naks_tx;
+	st->rc_errors = r.errors;
+	st->rc_bad_packets = r.bad_packets;
 }

@@ -54,7 +54,14 @@ int mana_fn_bar_write(struct mana_fn *fn, unsigned int bar, uint64_t off,
 uint64_t mana_fn_bar_size(unsigned int bar);
 
 /*
- * A frame from the wire: into the next WQE of the RX object the driver
+ * The RC transport's timers (retransmission, RNR waits): the server calls
+ * it every few milliseconds, under the same lock as every other call.
+ */
+void mana_fn_tick(struct mana_fn *fn);
+
+/*
+ * A frame from the wire: a RoCEv2 packet for one of the RC QPs goes to
+ * the RC transport (then 0); any other frame into the next WQE of the RX object the driver
  * made the vPort's default (CONFIG_VPORT_RX), CQE, EQE, MSI-X.  0, or
  * -ENODEV (RX off, no such object), -EAGAIN (no WQE posted: dropped, as
  * the NIC would), -EINVAL; counted in rx_frames / rx_drops.
@@ -75,6 +82,13 @@ struct mana_fn_stats {
 	uint32_t rnic_adapters;		/* RDMA adapters created */
 	uint32_t rnic_macs;		/* ... MACs and GIDs configured now */
 	uint32_t rnic_gids;
+	uint64_t rc_tx_packets;		/* RC transport (rc.c): RoCEv2 sent */
+	uint64_t rc_rx_packets;		/* ... received for an RC QP */
+	uint64_t rc_local_packets;	/* ... of those sent, looped to a QP here */
+	uint64_t rc_retransmits;	/* go-back-N rewinds */
+	uint64_t rc_naks;		/* RNR and sequence NAKs sent */
+	uint64_t rc_errors;		/* error CQEs, fatal NAKs */
+	uint64_t rc_bad_packets;	/* dropped: not in sequence, ghosts */
 };
 
 void mana_fn_get_stats(const struct mana_fn *fn, struct mana_fn_stats *st);

@@ -297,6 +297,8 @@ static inline int gdma_destroy_resource_range_decode(const uint8_t *b,
 #define GDMA_MR_TYPE_GVA	2
 #define GDMA_ACCESS_LOCAL_READ	(1U << 0)
 #define GDMA_ACCESS_LOCAL_WRITE	(1U << 1)
+#define GDMA_ACCESS_REMOTE_READ	(1U << 2)
+#define GDMA_ACCESS_REMOTE_WRITE	(1U << 3)
 #define GDMA_ACCESS_MASK	0x3FU	/* local/remote read/write, atomic, bind */
 struct gdma_create_mr {
 	uint64_t pd_handle;
@@ -545,31 +547,72 @@ static inline int mana_ib_create_rc_qp_decode(const uint8_t *b, uint32_t len,
 }
 
 /*
- * mana_rnic_set_qp_state_req: adapter, qp, attr_mask, then the ib_qp_attr
- * fields 6.12 copies (state, path_mtu, PSNs, dest_qpn, ...) and the
- * address vector; the fields the model keeps.
+ * mana_rnic_set_qp_state_req (6.12): adapter, qp, attr_mask (IB_QP_*),
+ * qp_state, path_mtu, rq_psn, sq_psn, dest_qpn, max_dest_rd_atomic,
+ * retry_cnt, rnr_retry, min_rnr_timer, reserved, then the 56-byte
+ * mana_ib_ah_attr: src_addr[16], dest_addr[16], src_mac[6], dest_mac[6]
+ * (all four copied byte-reversed by the driver), src_addr_type,
+ * dest_addr_type (MANA_IB_SGID_*), hop_limit, traffic_class, src_port,
+ * dest_port (UDP), reserved.  Decoded with the addresses in wire order; an
+ * address vector (IB_QP_AV) must name one address family on both ends and
+ * UDP port 4791.
  */
+#define MANA_IB_QP_AV		(1ULL << 7)
 struct mana_ib_set_qp_state {
 	uint64_t adapter, qp, attr_mask;
 	uint32_t state, path_mtu, rq_psn, sq_psn, dest_qpn;
+	uint32_t max_dest_rd_atomic, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t src_addr[16], dest_addr[16], src_mac[6], dest_mac[6];
+	uint8_t src_addr_type, dest_addr_type, hop_limit, traffic_class;
+	uint16_t src_port, dest_port;
 };
+
+static inline void mana_ib_copy_reversed(uint8_t *dst, const uint8_t *src,
+					 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[n - 1 - i];
+}
 
 static inline int mana_ib_set_qp_state_decode(const uint8_t *b, uint32_t len,
 					      struct mana_ib_set_qp_state *out)
 {
-	const uint8_t *p = b + GDMA_REQ_HDR_SIZE;
+	const uint8_t *p = b + GDMA_REQ_HDR_SIZE, *ah = p + 64;
+	struct mana_ib_set_qp_state s;
 
 	/* 64 bytes of fields, then the 56-byte mana_ib_ah_attr */
 	if (len < GDMA_REQ_HDR_SIZE + 64 + 56)
 		return -EINVAL;
-	out->adapter = gdma_get_le64(p);
-	out->qp = gdma_get_le64(p + 8);
-	out->attr_mask = gdma_get_le64(p + 16);
-	out->state = gdma_get_le32(p + 24);
-	out->path_mtu = gdma_get_le32(p + 28);
-	out->rq_psn = gdma_get_le32(p + 32);
-	out->sq_psn = gdma_get_le32(p + 36);
-	out->dest_qpn = gdma_get_le32(p + 40);
+	s.adapter = gdma_get_le64(p);
+	s.qp = gdma_get_le64(p + 8);
+	s.attr_mask = gdma_get_le64(p + 16);
+	s.state = gdma_get_le32(p + 24);
+	s.path_mtu = gdma_get_le32(p + 28);
+	s.rq_psn = gdma_get_le32(p + 32);
+	s.sq_psn = gdma_get_le32(p + 36);
+	s.dest_qpn = gdma_get_le32(p + 40);
+	s.max_dest_rd_atomic = gdma_get_le32(p + 44);
+	s.retry_cnt = gdma_get_le32(p + 48);
+	s.rnr_retry = gdma_get_le32(p + 52);
+	s.min_rnr_timer = gdma_get_le32(p + 56);
+	mana_ib_copy_reversed(s.src_addr, ah, 16);
+	mana_ib_copy_reversed(s.dest_addr, ah + 16, 16);
+	mana_ib_copy_reversed(s.src_mac, ah + 32, 6);
+	mana_ib_copy_reversed(s.dest_mac, ah + 38, 6);
+	s.src_addr_type = ah[44];
+	s.dest_addr_type = ah[45];
+	s.hop_limit = ah[46];
+	s.traffic_class = ah[47];
+	s.src_port = gdma_get_le16(ah + 48);
+	s.dest_port = gdma_get_le16(ah + 50);
+	if ((s.attr_mask & MANA_IB_QP_AV) &&
+	    ((s.src_addr_type != MANA_IB_SGID_IPV4 &&
+	      s.src_addr_type != MANA_IB_SGID_IPV6) ||
+	     s.dest_addr_type != s.src_addr_type || s.dest_port != 4791))
+		return -EINVAL;
+	*out = s;
 	return 0;
 }
 

@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "emulator/wire/backend.h"
@@ -62,6 +63,9 @@ struct server {
 	 */
 	pthread_mutex_t lock;
 	struct backend *wire;
+	/* the RC transport's timers: a thread that ticks it (same lock) */
+	pthread_t ticker;
+	bool ticking;		/* atomic: cleared to stop it */
 };
 
 static const char *sock_path;
@@ -128,6 +132,24 @@ static void srv_rx(void *ctx, unsigned int port, const void *frame, size_t len)
 	pthread_mutex_lock(&s->lock);
 	mana_fn_rx(s->fn, frame, (uint32_t)len);
 	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Retransmission and RNR waits are tens of milliseconds and more: a tick
+ * every 2 ms is exact enough and costs nothing while no timer is due.
+ */
+static void *srv_ticker(void *arg)
+{
+	struct server *s = arg;
+	const struct timespec period = { 0, 2000000 };
+
+	while (__atomic_load_n(&s->ticking, __ATOMIC_ACQUIRE)) {
+		nanosleep(&period, NULL);
+		pthread_mutex_lock(&s->lock);
+		mana_fn_tick(s->fn);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return NULL;
 }
 
 static void close_fds(struct server *s)
@@ -535,6 +557,11 @@ int main(int argc, char **argv)
 	lfd = listen_on(sock_path);
 	if (!s.msg || !s.reply || !s.fn || lfd < 0)
 		return 1;
+	s.ticking = true;
+	if (pthread_create(&s.ticker, NULL, srv_ticker, &s)) {
+		fprintf(stderr, "mana-vfio: timer thread: %s\n", strerror(errno));
+		return 1;
+	}
 	s.fd = stop ? -1 : accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	close(lfd);
 	unlink(sock_path);	/* one client: nobody else may connect */
@@ -558,6 +585,8 @@ int main(int argc, char **argv)
 		close_fds(&s);
 		close(s.fd);
 	}
+	__atomic_store_n(&s.ticking, false, __ATOMIC_RELEASE);
+	pthread_join(s.ticker, NULL);
 	if (s.wire)
 		backend_close(s.wire);	/* its thread stops: no more srv_rx */
 	mana_fn_get_stats(s.fn, &st);
@@ -570,6 +599,16 @@ int main(int argc, char **argv)
 		(unsigned long long)st.tx_frames, (unsigned long long)st.rx_frames,
 		(unsigned long long)st.rx_drops, st.rnic_adapters, st.rnic_macs,
 		st.rnic_gids);
+	fprintf(stderr, "mana-vfio: exit: rc_tx_packets=%llu rc_rx_packets=%llu "
+		"rc_local_packets=%llu rc_retransmits=%llu rc_naks=%llu "
+		"rc_errors=%llu rc_bad_packets=%llu\n",
+		(unsigned long long)st.rc_tx_packets,
+		(unsigned long long)st.rc_rx_packets,
+		(unsigned long long)st.rc_local_packets,
+		(unsigned long long)st.rc_retransmits,
+		(unsigned long long)st.rc_naks,
+		(unsigned long long)st.rc_errors,
+		(unsigned long long)st.rc_bad_packets);
 	for (i = 0; i < MAX_MAPS; i++)
 		if (s.maps[i].host)
 			munmap(s.maps[i].host, s.maps[i].size);

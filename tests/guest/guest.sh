@@ -25,7 +25,8 @@ BUILD=$(realpath "${1:?usage: guest.sh BUILD_DIR initramfs|boot ...}")
 G=$BUILD/guest
 cmd=${2:?}
 shift 2
-MODULES="ib_core ib_uverbs mana mana_ib"
+# GUEST_EXTRA_MODULES: more, loaded last (virtio_net: eth1 after mana's eth0)
+MODULES="ib_core ib_uverbs mana mana_ib ${GUEST_EXTRA_MODULES:-}"
 
 module_closure() { # module names in load order (dependencies first)
 	local kdir=$1 m f deps d

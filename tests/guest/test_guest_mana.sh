@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # test_guest_mana.sh BUILD_DIR MANA_VFIO [ping | socket MANA_EMU MANA_PKTGEN | kill |
-#                                         verbs PROVIDER MANA_PKTGEN]
+#                                         verbs PROVIDER MANA_PKTGEN |
+#                                         rcvm MANA_EMU PROVIDER]
 #
 # Issue 23, M1: Debian 13's own mana driver (kernel 6.12, in a QEMU guest
 # under TCG) probes mana-vfio's VF over vfio-user.  Checks: the driver
@@ -46,6 +47,17 @@
 # user's PD and doorbell page, WQEs and doorbells from userspace, frames
 # back through mana-vfio's loopback wire: all 1000 received, verified.
 #
+# With "rcvm" (M3): RC between the guest and a mana-emu VM.  mana-vfio
+# joins a socket: switch with two mana-emu VMs (our provider on the
+# emulated device, 10.77.0.1 and 10.77.0.3); trixie's ibv_rc_pingpong in
+# the guest (GID 1, 10.77.0.2) is first the server of the first VM's
+# Debian ibv_rc_pingpong, then the client of the second's: 300 round trips
+# of 4 KiB messages (four 1 KiB packets), data checked, both ends' counts.
+# Their TCP exchange of QP numbers and GIDs goes over a second NIC of the
+# guest (QEMU's user network: the host's loopback is 10.0.2.2, a host
+# port forwarded to the guest's), since a mana-emu VM has no IP stack on
+# the wire; the RoCE packets go over mana-vfio's wire only.
+#
 # With "kill": QEMU is killed (SIGKILL) once the driver has established the
 # HWC; mana-vfio must notice the client gone, exit 0 and leave nothing
 # (socket, process) behind.
@@ -80,6 +92,20 @@ elif [ "$MODE" = verbs ]; then
 	# trixie's ibv_rc_pingpong, our mana-pktgen
 	export GUEST_PROVIDER=$4 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong $5"
 	WIRE=(--backend=loopback)
+elif [ "$MODE" = rcvm ]; then
+	EMU=$4
+	export GUEST_PROVIDER=$5 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong"
+	export GUEST_EXTRA_MODULES=virtio_net
+	mkdir "$TMP/switch"
+	WIRE=(--backend=socket:"$TMP/switch")
+	# two free TCP ports: the guest's server, the second VM's server
+	read -r P1 P2 < <(/usr/bin/python3 -c 'import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
+	echo "$P1 $P2" >"$TMP/rcvm.ports"
+	NET=(-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$P1-10.0.2.15:$P1"
+		-device virtio-net-pci,netdev=n0,romfile=)
 elif [ "$MODE" = socket ]; then
 	EMU=$4
 	PKTGEN=$5
@@ -116,6 +142,29 @@ done
 if [ -e /ping ]; then
 	ping -c 3 -W 5 10.77.0.1
 fi
+if [ -e /rcvm ]; then
+	asan=/usr/lib/x86_64-linux-gnu/libasan.so.8
+	[ -e $asan ] && export LD_PRELOAD=$asan
+	read P1 P2 </rcvm.ports
+	ip link set eth1 up
+	ip addr add 10.0.2.15/24 dev eth1
+	echo "== RC: the guest serves a mana-emu VM $(cut -d' ' -f1 /proc/uptime)"
+	timeout 120 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c -p $P1 >/tmp/rcs 2>&1 &
+	rcs=$!
+	i=0
+	# listening (IPv4 or IPv6 wildcard, as getaddrinfo orders them)
+	while ! cat /proc/net/tcp /proc/net/tcp6 | grep -qE ":$(printf %04X $P1) 0+:0000 0A" &&
+		[ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "RC-GUEST-LISTENING $(cut -d' ' -f1 /proc/uptime)"
+	wait $rcs
+	echo "rc guest server exit $?"
+	sed 's/^/rc guest server: /' /tmp/rcs
+	echo "== RC: the guest is a mana-emu VM's client $(cut -d' ' -f1 /proc/uptime)"
+	timeout 120 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c -p $P2 10.0.2.2 >/tmp/rcc 2>&1
+	echo "rc guest client exit $? $(cut -d' ' -f1 /proc/uptime)"
+	sed 's/^/rc guest client: /' /tmp/rcc
+	unset LD_PRELOAD
+fi
 if [ -e /verbs ]; then
 	# an ASan build's provider needs its runtime first (busybox is static)
 	asan=/usr/lib/x86_64-linux-gnu/libasan.so.8
@@ -126,14 +175,22 @@ if [ -e /verbs ]; then
 	grep -o "calling init: .*libmana-rdmav34.so" /tmp/ld | head -1
 	grep -v "^ *[0-9]*:" /tmp/ld
 	cat /tmp/devinfo
-	# RC: two QPs over lo, connected INIT -> RTR -> RTS on GID 1; no RC
-	# transport in mana-vfio, so the ping-pong itself waits: time-bounded
+	# RC: two QPs of mana_0 over lo (GID 1), 4 KiB messages of four
+	# 1 KiB packets, data checked; the device loops its own MAC's
+	# packets.  60 s bounds a failure.
 	echo "== ibv_rc_pingpong"
 	ip link set lo up
-	timeout 5 ibv_rc_pingpong -d mana_0 -g 1 -n 1 >/dev/null 2>&1 &
-	sleep 1
-	timeout 3 ibv_rc_pingpong -d mana_0 -g 1 -n 1 127.0.0.1
-	wait
+	timeout 60 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c >/tmp/rcs 2>&1 &
+	rcs=$!
+	# the server listens on 18515 (0x4853) once its QP exists
+	i=0
+	while ! cat /proc/net/tcp /proc/net/tcp6 | grep -qE ':4853 0+:0000 0A' &&
+		[ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	timeout 60 ibv_rc_pingpong -d mana_0 -g 1 -n 300 -s 4096 -c 127.0.0.1
+	echo "rc client exit $?"
+	wait $rcs
+	echo "rc server exit $?"
+	sed 's/^/rc server: /' /tmp/rcs
 	echo "== raw QP loopback"
 	ip link set eth0 down
 	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
@@ -157,10 +214,11 @@ if [ -e /socket ]; then
 fi
 GUEST
 extra=()
-case "$MODE" in ping | socket | verbs)
+case "$MODE" in ping | socket | verbs | rcvm)
 	echo >"$TMP/$MODE"
 	extra=("$TMP/$MODE") ;;
 esac
+[ "$MODE" = rcvm ] && extra+=("$TMP/rcvm.ports")
 "$HERE/guest.sh" "$BUILD" initramfs "$TMP/initrd.gz" "$TMP/test.sh" "${extra[@]}" || exit 1
 
 SOCK=$TMP/mana.sock
@@ -188,11 +246,31 @@ if [ "$MODE" = socket ]; then
 	) &
 	sender=$!
 fi
+if [ "$MODE" = rcvm ]; then
+	# the second VM serves from the start; the first connects to the
+	# guest's server once it listens (through QEMU's forwarded port)
+	timeout 200 "$EMU" --netdev-up --backend=socket:"$TMP/switch" \
+		--mac=00:0d:3a:00:77:03 --ip=10.77.0.3/24 -- ibv_rc_pingpong \
+		-d mana_0 -g 1 -n 300 -s 4096 -c -p "$P2" >"$TMP/vmsrv.log" 2>&1 &
+	vmsrv=$!
+	(
+		while ! grep -q '^RC-GUEST-LISTENING' "$TMP/console.log" 2>/dev/null; do
+			kill -0 "$server" 2>/dev/null || exit 1
+			sleep 0.1
+		done
+		timeout 120 "$EMU" --netdev-up --backend=socket:"$TMP/switch" \
+			--mac=00:0d:3a:00:77:01 --ip=10.77.0.1/24 -- ibv_rc_pingpong \
+			-d mana_0 -g 1 -n 300 -s 4096 -c -p "$P1" 127.0.0.1 \
+			>"$TMP/vmcli.log" 2>&1
+		echo "exit $?" >>"$TMP/vmcli.log"
+	) &
+	sender=$!
+fi
 timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
 	-object memory-backend-memfd,id=mem,size=512M,share=on \
 	-machine pc,memory-backend=mem \
 	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"type\":\"unix\",\"path\":\"$SOCK\"}}" \
-	>"$TMP/console.log" 2>&1 &
+	${NET[@]+"${NET[@]}"} >"$TMP/console.log" 2>&1 &
 guest=$!
 if [ "$MODE" = kill ]; then
 	while ! grep -q 'HWC established' "$TMP/server.log"; do
@@ -206,6 +284,10 @@ wait "$guest"
 rc=$?
 t1=$(date +%s%N)
 [ -n "${sender:-}" ] && wait "$sender"
+if [ -n "${vmsrv:-}" ]; then
+	wait "$vmsrv"
+	echo "exit $?" >>"$TMP/vmsrv.log"
+fi
 wait "$server"
 src=$?
 echo "guest boot + test + power-off: $(( (t1 - t0) / 1000000 )) ms" \
@@ -215,44 +297,7 @@ if [ "$MODE" = kill ]; then
 	check "qemu killed" test "$rc" -eq 137
 	check "mana-vfio exits 0 after the client" test "$src" -eq 0
 	expect "mana-vfio saw the client go" "$TMP/server.log" 'exit: hwc_established=1 '
-	if [ "$MODE" = verbs ]; then
-	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
-	expect "libibverbs loaded our provider" "$TMP/console.log" \
-		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
-	expect "mana_0 with our node GUID" "$TMP/console.log" \
-		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
-	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
-	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
-		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
-		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
-		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
-		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
-		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
-	done
-	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
-	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
-	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
-		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
-	expect "the user context's doorbell page allocated" "$TMP/server.log" \
-		'HWC: request 0x16 \(device 0\) ok'
-	expect "... and freed at close" "$TMP/server.log" \
-		'HWC: request 0x18 \(device 0\) ok'
-	expect "RC QPs made, connected" "$TMP/console.log" \
-		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
-	expect_not "no RC create or modify failed" "$TMP/console.log" \
-		"Couldn't|Failed to modify"
-	check "both RC QPs reached RTS" test \
-		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
-	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
-		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
-	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
-	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
-	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
-	# every frame sent came back (the guest's own IPv6 ones too, if any)
-	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
-		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
-fi
-check "socket removed" test ! -e "$SOCK"
+	check "socket removed" test ! -e "$SOCK"
 	check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 	check_done
 	exit
@@ -307,11 +352,87 @@ if [ "$MODE" = socket ]; then
 	expect "mana-vfio delivered 100, dropped none" "$TMP/server.log" \
 		'rx_frames=100 rx_drops=0'
 fi
+if [ "$MODE" = verbs ]; then
+	expect "ibv_devinfo ran" "$TMP/console.log" '^ibv_devinfo exit 0'
+	expect "libibverbs loaded our provider" "$TMP/console.log" \
+		'calling init: /usr/lib/x86_64-linux-gnu/libibverbs/libmana-rdmav34.so'
+	expect "mana_0 with our node GUID" "$TMP/console.log" \
+		'node_guid:[[:space:]]+020d:3aff:fe12:3456'
+	# mana-vfio's GET_ADAPTER_CAP as 6.12 reports it
+	for f in 'max_qp:[[:space:]]+64' 'max_qp_wr:[[:space:]]+8192' \
+		'max_cqe:[[:space:]]+8192' 'max_sge:[[:space:]]+15' \
+		'max_cq:[[:space:]]+64' 'max_mr:[[:space:]]+16777215' \
+		'max_pd:[[:space:]]+24576' 'max_qp_rd_atom:[[:space:]]+16' \
+		'max_qp_init_rd_atom:[[:space:]]+16' 'local_ca_ack_delay:[[:space:]]+16'; do
+		expect "ibv_devinfo: ${f%%:*}" "$TMP/console.log" "^[[:space:]]$f"
+	done
+	expect "port 1 ACTIVE" "$TMP/console.log" 'state:[[:space:]]+PORT_ACTIVE \(4\)'
+	expect "port 1 on Ethernet" "$TMP/console.log" 'link_layer:[[:space:]]+Ethernet'
+	expect "GID 1 is 10.77.0.2, RoCE v2" "$TMP/console.log" \
+		'GID\[  1\]:[[:space:]]+::ffff:10.77.0.2, RoCE v2'
+	expect "the user context's doorbell page allocated" "$TMP/server.log" \
+		'HWC: request 0x16 \(device 0\) ok'
+	expect "... and freed at close" "$TMP/server.log" \
+		'HWC: request 0x18 \(device 0\) ok'
+	expect "RC QPs made, connected" "$TMP/console.log" \
+		'remote address: LID 0x0000, QPN 0x8[0-9a-f]{5}, PSN 0x[0-9a-f]+, GID ::ffff:10.77.0.2'
+	expect_not "no RC create or modify failed" "$TMP/console.log" \
+		"Couldn't|Failed to modify|Failed status"
+	check "both RC QPs reached RTS" test \
+		"$(grep -cE 'RNIC: QP 0x8[0-9a-f]{5} -> state 3 ' "$TMP/server.log")" -ge 2
+	# the transfer itself: 300 round trips of 4 KiB, data checked (-c)
+	grep -E '^(rc server: )?[0-9]+ (bytes|iters) in' "$TMP/console.log"
+	grep -o 'rc_tx_packets=.*' "$TMP/server.log"
+	expect "RC ping-pong over lo: the client's 300 iterations" "$TMP/console.log" \
+		'^2457600 bytes in [0-9.]+ seconds'
+	expect "... and the server's" "$TMP/console.log" \
+		'^rc server: 300 iters in [0-9.]+ seconds'
+	expect "both ends exit 0" "$TMP/console.log" '^rc client exit 0'
+	expect "... the server too" "$TMP/console.log" '^rc server exit 0'
+	# 600 messages of 4 packets plus their ACKs, all inside the device
+	check "RC packets looped inside mana-vfio" test \
+		"$(sed -n 's/.*rc_local_packets=\([0-9]*\).*/\1/p' "$TMP/server.log")" -ge 2400
+	expect "no RC error, NAK or retransmission" "$TMP/server.log" \
+		'rc_retransmits=0 rc_naks=0 rc_errors=0 rc_bad_packets=0'
+	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
+		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
+	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
+	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
+	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
+	# every frame sent came back (the guest's own IPv6 ones too, if any)
+	expect "mana-vfio carried them all, dropped none" "$TMP/server.log" \
+		'tx_frames=(\d{4,}) rx_frames=\1 rx_drops=0 '
+fi
+if [ "$MODE" = rcvm ]; then
+	grep -E '^rc guest (server|client): [0-9]+ (bytes|iters) in|^GUEST-|^== RC|^RC-|^rc guest .*exit' \
+		"$TMP/console.log"
+	grep -o 'rc_tx_packets=.*' "$TMP/server.log"
+	expect "the guest served: 300 round trips of 4 KiB" "$TMP/console.log" \
+		'^rc guest server: 2457600 bytes in [0-9.]+ seconds'
+	expect "... ends 0" "$TMP/console.log" '^rc guest server exit 0'
+	expect "the mana-emu VM as its client: the same" "$TMP/vmcli.log" \
+		'^300 iters in [0-9.]+ seconds'
+	expect "... ends 0" "$TMP/vmcli.log" '^exit 0'
+	expect "the guest as a client: 300 round trips of 4 KiB" "$TMP/console.log" \
+		'^rc guest client: 2457600 bytes in [0-9.]+ seconds'
+	expect "... ends 0" "$TMP/console.log" '^rc guest client exit 0 '
+	expect "the mana-emu VM served them" "$TMP/vmsrv.log" \
+		'^300 iters in [0-9.]+ seconds'
+	expect "... ends 0" "$TMP/vmsrv.log" '^exit 0'
+	# 2 x 600 messages of four packets, half of them and the ACKs received
+	check "RC packets went over the wire, none looped" test \
+		"$(sed -n 's/.*rc_rx_packets=\([0-9]*\) rc_local_packets=0 .*/\1/p' \
+		"$TMP/server.log")" -ge 2400
+	expect "no RC error" "$TMP/server.log" 'rc_errors=0 rc_bad_packets=0'
+fi
 check "socket removed" test ! -e "$SOCK"
 check "mana-vfio gone" sh -c "! kill -0 $server 2>/dev/null"
 if [ "$failed" -ne 0 ]; then
 	echo "== console" >&2; cat "$TMP/console.log" >&2
 	echo "== mana-vfio" >&2; grep -v '^mana-vfio: *cmd\|^mana-vfio:   ' "$TMP/server.log" >&2
 	[ -f "$TMP/pktgen.log" ] && { echo "== mana-pktgen" >&2; cat "$TMP/pktgen.log" >&2; }
+	for f in vmcli vmsrv; do
+		[ -f "$TMP/$f.log" ] && { echo "== $f" >&2; cat "$TMP/$f.log" >&2; }
+	done
 fi
 check_done

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The RC transport's pure rules (IBA chapter 9), kept apart from the
- * engine's state so that tests/test_rc_core.c can pin them alone:
+ * engines' state (the emulator's and mana-vfio's) so that
+ * tests/test_rc_core.c can pin them alone:
  * segmentation, opcode sequences, PSN classes, payload lengths and the
  * retransmission timeout.
  */
-#include "rc_int.h"
+#include "roce_rc.h"
+
+#include "providers/mana/gdma.h"
+#include "roce.h"
 
 uint32_t rc_npkts(uint32_t len, uint32_t mtu)
 {
