@@ -114,8 +114,12 @@ static int k_cq(uint32_t cqe, void *buf, bool rnic, uint32_t *handle,
 	};
 	int ret;
 
+	resp.core.cqe = 0xdead;
 	ret = uv_write(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd, sizeof(cmd), &u,
 		       sizeof(u), sizeof(resp));
+	/* no mana_ib sets ib_cq.cqe: the core answers 0 (6.12's guest too) */
+	CHECK(ret || resp.core.cqe == 0, "create_cq(%u): resp cqe %u", cqe,
+	      resp.core.cqe);
 	*handle = resp.core.cq_handle;
 	if (cqid)
 		*cqid = resp.drv.cqid;
