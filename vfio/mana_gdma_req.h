@@ -552,6 +552,7 @@ static inline int mana_ib_create_rc_qp_decode(const uint8_t *b, uint32_t len,
 struct mana_ib_set_qp_state {
 	uint64_t adapter, qp, attr_mask;
 	uint32_t state, path_mtu, rq_psn, sq_psn, dest_qpn;
+	uint32_t max_dest_rd_atomic, retry_cnt, rnr_retry, min_rnr_timer;
 };
 
 static inline int mana_ib_set_qp_state_decode(const uint8_t *b, uint32_t len,
@@ -570,6 +571,10 @@ static inline int mana_ib_set_qp_state_decode(const uint8_t *b, uint32_t len,
 	out->rq_psn = gdma_get_le32(p + 32);
 	out->sq_psn = gdma_get_le32(p + 36);
 	out->dest_qpn = gdma_get_le32(p + 40);
+	out->max_dest_rd_atomic = gdma_get_le32(p + 44);
+	out->retry_cnt = gdma_get_le32(p + 48);
+	out->rnr_retry = gdma_get_le32(p + 52);
+	out->min_rnr_timer = gdma_get_le32(p + 56);
 	return 0;
 }
 
