@@ -21,7 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/verbs.h>
+#include <infiniband/verbs.h>	/* before any rdma/ uAPI header */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mana-abi.h>
 
 static const char *en(int e)
 {
@@ -142,6 +147,58 @@ static void port_attrs(const char *dev, struct ibv_context *ctx, uint8_t port)
 
 /* ---- the RDMA device's control path ------------------------------------------ */
 
+/*
+ * The kernel's own answer to CREATE_CQ, which the provider does not pass
+ * on (it reports its ring's depth in ibv_cq->cqe): the legacy command on
+ * the context's fd, as the provider would send it (an RNIC CQ on a
+ * page-aligned ring), then DESTROY_CQ.  "-" when the command fails.
+ */
+static void kernel_cqe(struct ibv_context *ctx, uint32_t depth)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_cq cmd;
+		struct mana_ib_create_cq drv;
+	} c = {};
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_destroy_cq cmd;
+	} d = {};
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct mana_ib_create_cq_resp drv;
+	} r = {};
+	struct ib_uverbs_destroy_cq_resp dr;
+	size_t len = ((size_t)depth * 64 + 4095) & ~(size_t)4095;
+	void *ring = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (ring == MAP_FAILED)
+		return;
+	r.core.cqe = 0xdead;
+	c.hdr.command = IB_USER_VERBS_CMD_CREATE_CQ;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(r) / 4;
+	c.cmd.response = (uintptr_t)&r;
+	c.cmd.cqe = depth;
+	c.cmd.comp_channel = -1;
+	c.drv.buf_addr = (uintptr_t)ring;
+	c.drv.flags = MANA_IB_CREATE_RNIC_CQ;
+	if (write(ctx->cmd_fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
+		printf("create_cq(%u).kernel = %s\n", depth, en(errno));
+	} else {
+		printf("create_cq(%u).kernel = ok cqe=%u\n", depth, r.core.cqe);
+		d.hdr.command = IB_USER_VERBS_CMD_DESTROY_CQ;
+		d.hdr.in_words = sizeof(d) / 4;
+		d.hdr.out_words = sizeof(dr) / 4;
+		d.cmd.response = (uintptr_t)&dr;
+		d.cmd.cq_handle = r.core.cq_handle;
+		if (write(ctx->cmd_fd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+			printf("destroy_cq(%u).kernel = %s\n", depth, en(errno));
+	}
+	munmap(ring, len);
+}
+
 static void cq_depths(struct ibv_context *ctx, const struct ibv_device_attr *a)
 {
 	int depths[] = { 0, 1, 3, 64, 65, 1000, a->max_cqe, a->max_cqe + 1, -1 };
@@ -156,6 +213,8 @@ static void cq_depths(struct ibv_context *ctx, const struct ibv_device_attr *a)
 		}
 		printf("create_cq(%d) = ok cqe=%d\n", depths[i], cq->cqe);
 		printf("destroy_cq(%d) = %s\n", depths[i], en(ibv_destroy_cq(cq)));
+		if (depths[i] > 0 && depths[i] <= 1000)
+			kernel_cqe(ctx, (uint32_t)depths[i]);
 	}
 }
 

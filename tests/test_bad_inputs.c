@@ -31,6 +31,46 @@ struct env {
 
 /* ---- small builders ---------------------------------------------------- */
 
+/*
+ * The parent domain's buffers come from these, as DPDK's do: a CQ made on
+ * it has the application's ring, so the provider asks no RNIC CQ (which
+ * would take the CQ's DMA region: a raw or RSS queue on it then fails at
+ * the device, EPROTO, on a single-device mana_ib such as Debian's 6.12).
+ */
+static void *pd_alloc(struct ibv_pd *pd, void *ctx, size_t size,
+		      size_t align, uint64_t type)
+{
+	void *p;
+
+	(void)pd;
+	(void)ctx;
+	(void)type;
+	if (posix_memalign(&p, align < 4096 ? 4096 : align, size))
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+static void pd_free(struct ibv_pd *pd, void *ctx, void *ptr, uint64_t type)
+{
+	(void)pd;
+	(void)ctx;
+	(void)type;
+	free(ptr);
+}
+
+/* A CQ for raw and RSS queues: its ring from the parent domain. */
+static struct ibv_cq *raw_cq(struct env *e)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.parent_domain = e->parent,
+	};
+	struct ibv_cq_ex *cq = ibv_create_cq_ex(e->ctx, &ca);
+
+	return cq ? ibv_cq_ex_to_cq(cq) : NULL;
+}
+
 static struct ibv_wq *mk_wq(struct env *e, struct ibv_cq *cq)
 {
 	struct ibv_wq_init_attr wa = {
@@ -157,7 +197,7 @@ static int cq_bad_vector(struct env *e)
 static int wq_with(struct env *e, uint32_t wr, uint32_t sge, enum ibv_wq_type type,
 		   uint32_t comp_mask)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq_init_attr wa = {
 		.wq_type = type, .max_wr = wr, .max_sge = sge, .pd = e->parent,
 		.cq = cq, .comp_mask = comp_mask, .create_flags = 1,
@@ -198,7 +238,7 @@ static int table_with(struct env *e, uint32_t log, uint32_t comp_mask)
 {
 	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = log,
 						  .comp_mask = comp_mask };
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq), *wqs[128];
 	struct ibv_rwq_ind_table *t;
 	int i, err;
@@ -233,8 +273,7 @@ enum rss_fault { RSS_XOR, RSS_KEY32, RSS_NOKEY, RSS_FIELDS, RSS_SEND, RSS_SHARED
 
 static int rss_with(struct env *e, enum rss_fault f)
 {
-	struct ibv_cq *cq[2] = { ibv_create_cq(e->ctx, 64, NULL, NULL, 0),
-				 ibv_create_cq(e->ctx, 64, NULL, NULL, 0) };
+	struct ibv_cq *cq[2] = { raw_cq(e), raw_cq(e) };
 	struct ibv_wq *wq[2];
 	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 1, .ind_tbl = wq };
 	struct ibv_parent_domain_init_attr pa = {
@@ -253,7 +292,7 @@ static int rss_with(struct env *e, enum rss_fault f)
 	 * 7.2 the RSS QP takes the vport a raw QP of its PD configured.
 	 */
 	if (f == RSS_TWICE || f == RSS_SAME_TABLE) {
-		txcq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+		txcq = raw_cq(e);
 		tx = mk_sq(e, e->parent, txcq, 64, 1, 0, IBV_QPT_RAW_PACKET);
 		CHECK(tx != NULL, "raw QP: %s", strerror(errno));
 	}
@@ -278,7 +317,7 @@ static int rss_with(struct env *e, enum rss_fault f)
 		struct ibv_qp_init_attr_ex qa2;
 		struct ibv_rwq_ind_table *t2;
 
-		cq2 = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+		cq2 = raw_cq(e);
 		wq2 = mk_wq(e, cq2);
 		t2 = ibv_create_rwq_ind_table(e->ctx, &ta2);
 		rss_attr(e, &qa2, t2);
@@ -342,7 +381,8 @@ static int rss_same_table(struct env *e) { return rss_with(e, RSS_SAME_TABLE); }
 static int sq_with(struct env *e, uint32_t wr, uint32_t sge, uint32_t inl,
 		   enum ibv_qp_type type, bool no_cq, struct ibv_pd *pd)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = type == IBV_QPT_RAW_PACKET ? raw_cq(e) :
+			    ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
 	struct ibv_qp *qp = mk_sq(e, pd ? pd : e->parent, no_cq ? NULL : cq, wr, sge,
 				  inl, type);
 	int err = qp ? 0 : errno;
@@ -393,7 +433,7 @@ static int sq_bad_port(struct env *e)
 /* one CQ for two send queues: the kernel binds a CQ to a single queue */
 static int sq_shared_cq(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_qp *a = mk_sq(e, e->parent, cq, 64, 1, 0, IBV_QPT_RAW_PACKET);
 	struct ibv_qp *b = mk_sq(e, e->parent, cq, 64, 1, 0, IBV_QPT_RAW_PACKET);
 	int err = b ? 0 : errno;
@@ -408,7 +448,7 @@ static int sq_shared_cq(struct env *e)
 
 static int destroy_busy_cq(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_qp *qp;
 	int err;
 
@@ -425,7 +465,7 @@ static int destroy_busy_cq(struct env *e)
 
 static int destroy_busy_wq(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq);
 	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 0, .ind_tbl = &wq };
 	struct ibv_rwq_ind_table *t = ibv_create_rwq_ind_table(e->ctx, &ta);
@@ -448,7 +488,7 @@ static int destroy_busy_wq(struct env *e)
 
 static int destroy_busy_table(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq);
 	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 0, .ind_tbl = &wq };
 	struct ibv_rwq_ind_table *t = ibv_create_rwq_ind_table(e->ctx, &ta);
@@ -476,7 +516,7 @@ static int destroy_busy_table(struct env *e)
 
 static int dealloc_busy_parent(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq);
 	int err;
 
@@ -494,7 +534,7 @@ static int dealloc_busy_parent(struct env *e)
 
 static int modify_wq_reset(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq);
 	struct ibv_wq_attr a = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY };
 	int err;
@@ -514,7 +554,7 @@ static int modify_wq_reset(struct env *e)
 
 static int init_obj_rss_as_qp(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct ibv_wq *wq = mk_wq(e, cq);
 	struct ibv_rwq_ind_table_init_attr ta = { .log_ind_tbl_size = 0, .ind_tbl = &wq };
 	struct ibv_rwq_ind_table *t = ibv_create_rwq_ind_table(e->ctx, &ta);
@@ -558,7 +598,7 @@ static int init_obj_foreign(struct env *e)
 
 static int init_obj_null_out(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = raw_cq(e);
 	struct manadv_obj obj;
 	int err;
 
@@ -651,8 +691,11 @@ int main(int argc, char **argv)
 	CHECK_ERRNO(ibv_query_device_ex(e.ctx, NULL, &e.attr), 0);
 	e.pd = ibv_alloc_pd(e.ctx);
 	pa.pd = e.pd;
-	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT |
+		       IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
 	pa.pd_context = (void *)(uintptr_t)1;
+	pa.alloc = pd_alloc;
+	pa.free = pd_free;
 	e.parent = ibv_alloc_parent_domain(e.ctx, &pa);
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

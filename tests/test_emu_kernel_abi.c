@@ -568,7 +568,8 @@ static void test_sq(void)
 
 	/* the CQ is bound to that SQ now */
 	r = sq_default(&K, cq, BUF(3));
-	sq_case(r, EINVAL, "CQ already bound");
+	/* its DMA region went to that SQ: the device refuses (EPROTO) */
+	sq_case(r, EPROTO, "CQ already bound");
 	CHECK_ERRNO(k_destroy_cq(&K, cq), EBUSY);
 
 	/* same PD, same port: fine; the PD is bound to port 1 */
@@ -709,7 +710,11 @@ static void test_rss(void)
 		pair[1] = shared_wq;
 		CHECK_ERRNO(k_table(&K, 1, pair, &t2), 0);
 		r = rss_default(&K, t2);
-		rss_case(r, EINVAL, "two RQs on one CQ");
+		/*
+		 * the second RX object finds the CQ's region taken: EPROTO;
+		 * 7.2 refuses first, as no raw QP gave the PD a vport
+		 */
+		rss_case(r, VPORT_REFS ? EINVAL : EPROTO, "two RQs on one CQ");
 		CHECK_ERRNO(k_destroy_table(&K, t2), 0);
 		CHECK_ERRNO(k_destroy_wq(&K, shared_wq), 0);
 	}
@@ -814,7 +819,7 @@ static int ioc_cq_create(struct kctx *k, uint64_t buf, uint16_t udata_len,
 {
 	struct mana_ib_create_cq u = { .buf_addr = buf };
 	struct mana_ib_create_cq_resp ur = {};
-	uint32_t cqe = 64, vector = 0, resp_cqe = 0;
+	uint32_t cqe = 64, vector = 0, resp_cqe = 0xdead;
 	uint64_t user_handle = 5;
 	struct ib_uverbs_attr *h;
 	struct ioc c;
@@ -830,7 +835,8 @@ static int ioc_cq_create(struct kctx *k, uint64_t buf, uint16_t udata_len,
 	ioc_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(ur), (uintptr_t)&ur);
 	ret = ioc_run(k->fd, &c);
 	if (!ret) {
-		CHECK(resp_cqe == 64 && ur.cqid == (RNIC ? UINT32_MAX : 0),
+		/* no mana_ib sets ib_cq.cqe: the core's answer is 0 */
+		CHECK(resp_cqe == 0 && ur.cqid == (RNIC ? UINT32_MAX : 0),
 		      "ioctl CQ output");
 		*handle = h->data;
 	}

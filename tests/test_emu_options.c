@@ -685,7 +685,13 @@ static void test_rdma_options(void)
 	      !memcmp(&o, &b, sizeof(o)), "kernel round trip '%s'", buf);
 	/* a version between rows is the era of the newest row before it */
 	CHECK(!parse("--kernel=6.13", &o, err, sizeof(err)) &&
-	      o.kernel == EMU_KERNEL_6_11, "--kernel=6.13 is 6.11's era");
+	      o.kernel == EMU_KERNEL_6_12, "--kernel=6.13 is 6.12's era");
+	/* Debian 13's 6.12: ib_get_eth_speed backported, not in 6.14..7.1 */
+	CHECK(!parse("--kernel=6.12", &o, err, sizeof(err)) &&
+	      o.kernel == EMU_KERNEL_6_12 && emu_era_get(o.kernel)->eth_speed &&
+	      !emu_era_get(EMU_KERNEL_6_11)->eth_speed &&
+	      !emu_era_get(EMU_KERNEL_7_1)->eth_speed &&
+	      emu_era_get(EMU_KERNEL_7_2)->eth_speed, "--kernel=6.12: %s", err);
 	CHECK(!parse("--kernel=newest", &o, err, sizeof(err)) &&
 	      o.kernel == EMU_KERNEL_NEWEST && EMU_KERNEL_NEWEST == EMU_KERNEL_7_2,
 	      "--kernel=newest is 7.2");

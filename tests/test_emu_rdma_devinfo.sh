@@ -33,11 +33,32 @@ for p in ours system; do
 		expect_not "$n no GID 3" "$TMP/$n.out" 'GID\[  3\]'
 		expect "$n gid_tbl_len" "$TMP/$n.out" 'gid_tbl_len:\s+16'
 		expect "$n CM_SUP" "$TMP/$n.out" 'port_cap_flags:\s+0x00010000'
-		expect "$n max_msg_sz" "$TMP/$n.out" 'max_msg_sz:\s+0x1000000'
+		# 16 MiB from 7.1 (upstream c9a40f6531b8), 0 before
+		expect "$n max_msg_sz" "$TMP/$n.out" 'max_msg_sz:\s+0x0$'
+		expect "$n 4X EDR" "$TMP/$n.out" 'active_width:\s+4X'
 		expect "$n rd_atom" "$TMP/$n.out" 'max_qp_rd_atom:\s+16'
 		expect "$n active" "$TMP/$n.out" 'state:\s+PORT_ACTIVE'
 	done
 done
+# query_port by era (ibv_devinfo and sysfs's rate): Debian's 6.12 asks the
+# netdev's ethtool speed, which 6.12's mana lacks (1000 Mb/s: 1X SDR, no
+# CM_SUP yet); 7.2 asks too and gets the SKU's 100 Gb/s (4X EDR), with
+# CM_SUP and max_msg_sz
+for k in 6.12 7.2; do
+	run port_$k 0 -- "$BUILD/bin/mana-emu" --kernel=$k --provider=system -- \
+		sh -c 'ibv_devinfo -v -d mana_0; cat /sys/class/infiniband/mana_0/ports/1/rate'
+done
+expect "6.12 1X" "$TMP/port_6.12.out" 'active_width:\s+1X \(1\)'
+expect "6.12 SDR" "$TMP/port_6.12.out" 'active_speed:\s+2.5 Gbps \(1\)'
+expect "6.12 rate" "$TMP/port_6.12.out" '^2.5 Gb/sec \(1X SDR\)$'
+expect "6.12 no CM_SUP" "$TMP/port_6.12.out" 'port_cap_flags:\s+0x00000000'
+expect "6.12 max_msg_sz" "$TMP/port_6.12.out" 'max_msg_sz:\s+0x0$'
+expect "7.2 4X" "$TMP/port_7.2.out" 'active_width:\s+4X \(2\)'
+expect "7.2 EDR" "$TMP/port_7.2.out" 'active_speed:\s+25.0 Gbps \(32\)'
+expect "7.2 rate" "$TMP/port_7.2.out" '^100 Gb/sec \(4X EDR\)$'
+expect "7.2 CM_SUP" "$TMP/port_7.2.out" 'port_cap_flags:\s+0x00010000'
+expect "7.2 max_msg_sz" "$TMP/port_7.2.out" 'max_msg_sz:\s+0x1000000'
+
 run mtu 0 -- "$EMU" --provider=system --mtu=9000 -- ibv_devinfo -v
 expect "mtu 9000: active_mtu 4096" "$TMP/mtu.out" 'active_mtu:\s+4096 \(5\)'
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "emulator/lib/qp_modify.h"
 #include "vfio/mana_fn.h"
 #include "vfio/mana_gdma_req.h"
 #include "vfio/vfio_user.h"
@@ -985,15 +986,20 @@ static void rc_traffic(struct mana_fn *fn, uint64_t adapter, uint64_t pd,
 		gdma_put_le64(q, adapter);
 		gdma_put_le64(q + 8, qp);
 		gdma_put_le32(q + 24, state);
-		gdma_put_le64(q + 16, 1);
+		/* each transition with the attributes it requires (IBA) */
+		gdma_put_le64(q + 16, QPM_STATE);
+		if (state == 1)
+			gdma_put_le64(q + 16, QPM_STATE | QPM_PKEY_INDEX |
+				      QPM_ACCESS_FLAGS | QPM_PORT);
 		if (state == 2) {	/* RTR: the path, to ourselves */
-			gdma_put_le64(q + 16, 1 | 128 | 256 | 4096 | 1048576 |
-				      1024 | 2048);
+			gdma_put_le64(q + 16, QPM_STATE | QPM_AV | QPM_PATH_MTU |
+				      QPM_DEST_QPN | QPM_RQ_PSN |
+				      QPM_MAX_DEST_RD_ATOMIC | QPM_MIN_RNR_TIMER);
 			gdma_put_le32(q + 28, 3);		/* 1024 */
 			gdma_put_le32(q + 32, 100);		/* rq_psn */
 			gdma_put_le32(q + 40, ids[4]);		/* itself */
-			gdma_put_le32(q + 48, 7);
-			gdma_put_le32(q + 52, 7);
+			gdma_put_le32(q + 44, 1);	/* max_dest_rd_atomic */
+			gdma_put_le32(q + 56, 12);	/* min_rnr_timer */
 			for (i = 0; i < 16; i++)
 				q[64 + i] = q[80 + i] = gid[15 - i];
 			for (i = 0; i < 6; i++)
@@ -1003,8 +1009,12 @@ static void rc_traffic(struct mana_fn *fn, uint64_t adapter, uint64_t pd,
 			gdma_put_le16(q + 112, 0xc001);
 			gdma_put_le16(q + 114, 4791);
 		} else if (state == 3) {
-			gdma_put_le64(q + 16, 1 | 65536);
+			gdma_put_le64(q + 16, QPM_STATE | QPM_SQ_PSN | QPM_TIMEOUT |
+				      QPM_RETRY_CNT | QPM_RNR_RETRY |
+				      QPM_MAX_QP_RD_ATOMIC);
 			gdma_put_le32(q + 36, 100);		/* sq_psn */
+			gdma_put_le32(q + 48, 7);		/* retry_cnt */
+			gdma_put_le32(q + 52, 7);		/* rnr_retry */
 		}
 		CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0,
 		      "SET_QP_STATE %u with its attributes", state);
@@ -1111,13 +1121,44 @@ static void rc_objects(struct mana_fn *fn, uint64_t adapter, uint32_t eq_id,
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 8) == GDMA_STATUS_BAD_ARG,
 	      "DESTROY_ADAPTER with objects left refused");
 
-	/* SET_QP_STATE: IB_QP_STATE to RTS; a state past ERR refused */
+	/*
+	 * SET_QP_STATE: the QP state machine (lib/qp_modify.h) -- RESET to
+	 * RTS and INIT without its port refused, RESET -> INIT -> RTR -> RTS
+	 * with the attributes each needs taken; a state past ERR refused
+	 */
 	q = ibreq(MANA_IB_SET_QP_STATE, GDMA_REQ_HDR_SIZE + 120, 32);
 	gdma_put_le64(q, adapter);
 	gdma_put_le64(q + 8, qp);
-	gdma_put_le64(q + 16, 1);
-	gdma_put_le32(q + 24, 3);
+	gdma_put_le64(q + 16, QPM_STATE);
+	gdma_put_le32(q + 24, QPS_RTS);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "SET_QP_STATE RESET -> RTS refused");
+	gdma_put_le64(q + 16, QPM_STATE | QPM_PKEY_INDEX | QPM_ACCESS_FLAGS);
+	gdma_put_le32(q + 24, QPS_INIT);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "SET_QP_STATE INIT without the port refused");
+	gdma_put_le64(q + 16, QPM_STATE | QPM_PKEY_INDEX | QPM_ACCESS_FLAGS |
+				QPM_PORT);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "SET_QP_STATE INIT");
+	gdma_put_le64(q + 16, QPM_STATE | QPM_AV | QPM_PATH_MTU | QPM_DEST_QPN |
+				QPM_RQ_PSN | QPM_MAX_DEST_RD_ATOMIC |
+				QPM_MIN_RNR_TIMER);
+	gdma_put_le32(q + 24, QPS_RTR);
+	gdma_put_le32(q + 28, 3);		/* path_mtu 1024 */
+	gdma_put_le32(q + 44, 200);		/* max_dest_rd_atomic */
+	/* an address vector the transport takes: IPv4 both ways, to 4791 */
+	q[108] = q[109] = MANA_IB_SGID_IPV4;
+	gdma_put_le16(q + 114, 4791);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
+	      "SET_QP_STATE RTR with rd_atomic 200 refused");
+	gdma_put_le32(q + 44, 1);
+	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "SET_QP_STATE RTR");
+	gdma_put_le64(q + 16, QPM_STATE | QPM_TIMEOUT | QPM_RETRY_CNT |
+				QPM_RNR_RETRY | QPM_SQ_PSN |
+				QPM_MAX_QP_RD_ATOMIC);
+	gdma_put_le32(q + 24, QPS_RTS);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == 0, "SET_QP_STATE RTS");
+	gdma_put_le64(q + 16, QPM_STATE);
 	gdma_put_le32(q + 24, 7);
 	CHECK(hwc_call(fn, GDMA_REQ_HDR_SIZE + 120) == GDMA_STATUS_BAD_ARG,
 	      "SET_QP_STATE to state 7 refused");

@@ -21,6 +21,7 @@
 #include "mana_fn.h"
 #include "mana_gdma_req.h"
 #include "rc.h"
+#include "emulator/lib/qp_modify.h"
 #include "providers/mana/gdma.h"
 
 /* BAR0 layout: registers, the SMC aperture, the doorbell pages */
@@ -1466,16 +1467,20 @@ static uint32_t rnic_destroy_rc_qp(struct mana_fn *fn, uint64_t handle)
 }
 
 /*
- * MANA_IB_SET_QP_STATE: the attributes go to the RC transport (the core
- * checked the transition before the driver sent it; 6.12 hands any on).
- * The address vector names the path: our MAC and GID, the peer's, the UDP
- * source port the kernel chose.
+ * MANA_IB_SET_QP_STATE: mana_ib checks no transition, so the device
+ * refuses what the QP state machine does not take, as mana-emu's device
+ * does (emulator/lib/qp_modify.h: what the hardware answers is the open
+ * question).  The attributes then go to the RC transport; the address
+ * vector names the path: our MAC and GID, the peer's, the UDP source port
+ * the kernel chose.
  */
 static uint32_t rnic_set_qp_state(struct mana_fn *fn, const uint8_t *req,
 				  uint32_t len)
 {
 	struct mana_ib_set_qp_state st;
 	struct vrc_attr a = { 0 };
+	struct qp_values v;
+	uint32_t next;
 	int i;
 
 	if (mana_ib_set_qp_state_decode(req, len, &st))
@@ -1483,6 +1488,29 @@ static uint32_t rnic_set_qp_state(struct mana_fn *fn, const uint8_t *req,
 	i = rc_qp_index(fn, st.qp);
 	if (i < 0 || ((st.attr_mask & IB_QP_STATE) && st.state > IB_QPS_ERR))
 		return GDMA_STATUS_BAD_ARG;
+	/* 6.12's request: no timeout or max_rd_atomic to look at */
+	v = (struct qp_values){
+		.path_mtu = (uint8_t)(st.path_mtu > 255 ? 255 : st.path_mtu),
+		.max_dest_rd_atomic = (uint8_t)(st.max_dest_rd_atomic > 255 ?
+						255 : st.max_dest_rd_atomic),
+		.min_rnr_timer = (uint8_t)(st.min_rnr_timer > 255 ?
+					   255 : st.min_rnr_timer),
+		.retry_cnt = (uint8_t)(st.retry_cnt > 255 ? 255 : st.retry_cnt),
+		.rnr_retry = (uint8_t)(st.rnr_retry > 255 ? 255 : st.rnr_retry),
+		.dest_qpn = st.dest_qpn, .rq_psn = st.rq_psn,
+		.sq_psn = st.sq_psn,
+	};
+	next = st.attr_mask & IB_QP_STATE ? st.state : fn->rcqp[i].state;
+	if (st.attr_mask >> 32 ||
+	    !qp_transition_ok(false, fn->rcqp[i].state, next,
+			      (uint32_t)st.attr_mask | QPM_STATE) ||
+	    !qp_values_ok(&v, (uint32_t)st.attr_mask)) {
+		if (fn->ops.verbose)
+			fn_log("RNIC: QP %#x: SET_QP_STATE %u -> %u mask %#llx refused",
+			       fn->rcqp[i].q[4]->id, fn->rcqp[i].state, next,
+			       (unsigned long long)st.attr_mask);
+		return GDMA_STATUS_BAD_ARG;
+	}
 	a.mask = st.attr_mask;
 	a.state = st.state;
 	a.path_mtu = st.path_mtu;

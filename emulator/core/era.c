@@ -18,14 +18,18 @@
 	.rnic_cq_flag = true, .port_attrs = true, \
 	.device_attrs = true, .mr_optional = true
 #define K6_11 K6_10, .rc_qp = true
-#define K6_14 K6_11, .ud_kernel_only = true, .port_events = true
+/* 6.12 as Debian 13 ships it: 6.11 and one 6.12.y backport (eth_speed) */
+#define K6_12 K6_11, .eth_speed = true
+#define K6_14 K6_11, .ud_kernel_only = true, .port_events = true, \
+	.port_cm_sup = true, .netdev_ksettings = true
 #define K6_15 K6_14, .dmabuf_mr = true
 #define K6_16 K6_15, .split = true, .device_ids = true, \
 	.mr_atomic_zbva = true
-#define K6_17 K6_16, .ucma_write_event = true
+#define K6_17 K6_16, .ucma_write_event = true, .netdev_sku_speed = true
 #define K7_0 K6_17, .cq_type_from_device = true, .dm = true
-#define K7_1 K7_0, .robust_udata = true, .pdn = true, .mw = true
-#define K7_2 K7_1, .vport_refs = true, .uc_qp = true
+#define K7_1 K7_0, .robust_udata = true, .pdn = true, .mw = true, \
+	.port_max_msg_sz = true
+#define K7_2 K7_1, .vport_refs = true, .uc_qp = true, .eth_speed = true
 
 const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/*
@@ -67,12 +71,28 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	/* create_rc_qp: rdma-core's sync of 2024-06-30 (6.11 window) */
 	[EMU_KERNEL_6_11] = { .version = "6.11", .inferred = true, K6_11 },
 	/*
+	 * --kernel=6.12 is Debian 13's 6.12 (6.12.117, read in its
+	 * linux-source and answered by the QEMU guest, tests/guest/): 6.11's
+	 * mana_ib plus "RDMA/mana_ib: Use ib_get_eth_speed for reporting port
+	 * speed" (a Fixes: patch posted 2026-05-12, mainline in the 7.2
+	 * window as d28654518c8d, in linux-6.12.y since 2026-07-21): width
+	 * and speed follow the netdev's ethtool speed, and 6.12's mana has no
+	 * get_link_ksettings, so the core's fallback 1000 Mb/s gives 1X/SDR.
+	 * A 6.12 before that backport answered 4X/EDR as 6.11 does.
+	 */
+	[EMU_KERNEL_6_12] = { .version = "6.12", K6_12 },
+	/*
 	 * UD/GSI QPs for kernel users (userspace gets EOPNOTSUPP).  The core
 	 * dispatches IB_EVENT_PORT_ACTIVE/PORT_ERR when the netdev a port is
 	 * bound to (ib_device_set_netdev) starts or stops running with
 	 * carrier ("RDMA/core: Support link status events dispatching", in
 	 * rdma for-next for the 6.14 window: linux-next's merge fix of
-	 * 2025-01-06); mana_ib dispatches none of its own.
+	 * 2025-01-06); mana_ib dispatches none of its own.  The UD series'
+	 * last patch, "RDMA/mana_ib: indicate CM support" (posted
+	 * 2025-01-20): port 1 reports IB_PORT_CM_SUP.  The netdev got
+	 * ethtool's get_link_ksettings ("net: mana: Add get_link and
+	 * get_link_ksettings in ethtool", September 2024, so 6.13; put in
+	 * this row), without a speed.
 	 */
 	[EMU_KERNEL_6_14] = { .version = "6.14", .inferred = true, K6_14 },
 	/* reg_user_mr_dmabuf (posted 2025-02-10) */
@@ -92,7 +112,10 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * no change to mana_ib's userspace ABI (DM came in 7.0, MWs in
 	 * 7.1); the core's ucma gained RESOLVE_IB_SERVICE and
 	 * WRITE_CM_EVENT ("RDMA/ucma: Support write an event into a CM",
-	 * rdma-next 2025-06-30, so 6.17)
+	 * rdma-next 2025-06-30, so 6.17); "net: mana: Add speed support in
+	 * mana_get_link_ksettings" (v3 posted 2025-06-17 to net-next, so
+	 * 6.17): the netdev's speed is the SKU's, asked of the hardware
+	 * (MANA_QUERY_LINK_CONFIG; SPEED_UNKNOWN when that fails).
 	 */
 	[EMU_KERNEL_6_17] = { .version = "6.17", .inferred = true, K6_17 },
 	/*
@@ -110,7 +133,11 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * dealloc_mw, types 1 and 2 as GDMA_CREATE_MR types MW1 = 6 and
 	 * MW2 = 7; REG_MR accepts IB_ACCESS_MW_BIND): v3 posted 2026-03-31,
 	 * "applied to for-next" 2026-04-09, so the 7.1 window (rdma-core's
-	 * alloc_mw of v63 was merged the next day).
+	 * alloc_mw of v63 was merged the next day).  "RDMA/mana_ib: Report
+	 * max_msg_sz in mana_ib_query_port" (16 MiB on the RNIC: upstream
+	 * c9a40f6531b8, a Fixes: patch of 2026-05-12 in 7.1-rc, also in
+	 * 7.0.y; not in Debian's 6.12, where 6.12's query_port lacks the
+	 * RNIC branch it patches).
 	 */
 	[EMU_KERNEL_7_1] = { .version = "7.1", .inferred = true, K7_1 },
 	/*
@@ -123,6 +150,7 @@ const struct emu_era emu_eras[EMU_KERNEL_COUNT] = {
 	 * port's steering.  UC QPs ("RDMA/mana_ib: UC QP support for UAPI",
 	 * kernel commit 6aad80a1d4e7, synced by rdma-core pull 1719 on
 	 * 2026-08-14, which is still in review): the newest row, inferred.
+	 * ib_get_eth_speed() in query_port (see 6.12).
 	 */
 	[EMU_KERNEL_7_2] = { .version = "7.2", .inferred = true, K7_2 },
 };
@@ -163,4 +191,57 @@ int emu_era_lookup(const char *name)
 		if (version_number(emu_eras[i].version) <= want)
 			return i;
 	return -1;
+}
+
+/* ib_verbs.h: enum ib_port_width, enum ib_port_speed */
+enum { W1X = 1, W4X = 2, W2X = 16 };
+enum { SDR = 1, DDR = 2, FDR10 = 8, EDR = 32, HDR = 64, NDR = 128 };
+
+/*
+ * ib_get_width_and_speed() for a netdev that reports no lanes (mana): the
+ * IB link for the first rate bucket at or above @mbps.
+ */
+static void eth_width_speed(uint32_t mbps, uint8_t *width, uint8_t *speed)
+{
+	static const struct {
+		uint32_t upto;
+		uint8_t width, speed;
+	} map[] = {
+		{ 1000, W1X, SDR }, { 10000, W1X, FDR10 }, { 20000, W4X, DDR },
+		{ 25000, W1X, EDR }, { 40000, W4X, FDR10 }, { 50000, W2X, EDR },
+		{ 100000, W4X, EDR }, { 200000, W4X, HDR },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (mbps <= map[i].upto) {
+			*width = map[i].width;
+			*speed = map[i].speed;
+			return;
+		}
+	*width = W4X;
+	*speed = NDR;
+}
+
+void emu_era_port_speed(const struct emu_era *e, uint32_t sku_mbps,
+			uint8_t *width, uint8_t *speed)
+{
+	uint32_t mbps;
+
+	if (!e->eth_speed) {
+		*width = W4X;
+		*speed = EDR;
+		return;
+	}
+	/*
+	 * The netdev's ethtool speed: none before mana had
+	 * get_link_ksettings (ib_get_eth_speed() then takes 1000 Mb/s),
+	 * never set (0, taken as it is) until it asked the hardware for the
+	 * SKU's speed.
+	 */
+	if (!e->netdev_ksettings)
+		mbps = 1000;
+	else
+		mbps = e->netdev_sku_speed ? sku_mbps : 0;
+	eth_width_speed(mbps, width, speed);
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct emu_era {
 	const char *version;		/* "6.14": what --kernel takes */
@@ -34,6 +35,16 @@ struct emu_era {
 	bool rc_qp;			/* create_rc_qp: RC QPs from userspace */
 	bool ud_kernel_only;		/* UD QPs exist, userspace: EOPNOTSUPP */
 	bool port_events;		/* core: PORT_ACTIVE/ERR from the netdev */
+	bool port_cm_sup;		/* query_port: CM_SUP on the RoCE port */
+	bool port_max_msg_sz;		/* query_port: max_msg_sz 16 MiB (RNIC) */
+	/*
+	 * query_port's width and speed from ib_get_eth_speed() (the
+	 * netdev's ethtool speed) instead of 4X/EDR.  Not implied by the
+	 * later rows: mainline has it from 7.2, Debian's 6.12 by backport.
+	 */
+	bool eth_speed;
+	bool netdev_ksettings;		/* mana's ethtool get_link_ksettings */
+	bool netdev_sku_speed;		/* ... with the SKU's speed (hardware) */
 	bool split;			/* manae_0 (ETH) + mana_0 (RNIC) */
 	bool device_ids;		/* vendor ids, raw_packet_caps reported */
 	bool cq_type_from_device;	/* RNIC CQ by device type, flag ignored */
@@ -53,6 +64,7 @@ enum emu_kernel {
 	EMU_KERNEL_6_8,
 	EMU_KERNEL_6_10,
 	EMU_KERNEL_6_11,
+	EMU_KERNEL_6_12,
 	EMU_KERNEL_6_14,
 	EMU_KERNEL_6_15,
 	EMU_KERNEL_6_16,
@@ -75,10 +87,18 @@ extern const struct emu_era emu_eras[EMU_KERNEL_COUNT];
 const struct emu_era *emu_era_get(unsigned int kernel);
 
 /*
- * "newest" or "MAJOR.MINOR": the newest era not after that version (6.12
- * is 6.11's era); -1 before 6.2 (no mana_ib) or after the newest era
+ * "newest" or "MAJOR.MINOR": the newest era not after that version (6.13
+ * is 6.12's era); -1 before 6.2 (no mana_ib) or after the newest era
  * (unknown), or not a version.
  */
 int emu_era_lookup(const char *name);
+
+/*
+ * query_port's active_width and active_speed (IB_WIDTH_*, IB_SPEED_*
+ * values) in era @e on an adapter whose SKU speed is @sku_mbps: 4X/EDR
+ * hard-coded, or ib_get_eth_speed() of the netdev's ethtool speed.
+ */
+void emu_era_port_speed(const struct emu_era *e, uint32_t sku_mbps,
+			uint8_t *width, uint8_t *speed);
 
 #endif /* MANA_EMU_ERA_H */

@@ -61,6 +61,11 @@ bool emu_dev_mr_key_used(uint32_t key);
  * public, these are ours).
  */
 #define EMU_DM_CAPACITY (4u << 20)
+/*
+ * The emulated SKU's speed, which MANA_QUERY_LINK_CONFIG answers (its
+ * qos_speed_mbps): what mana's ethtool reports from 6.17 on.
+ */
+#define EMU_DEV_SKU_SPEED_MBPS 100000u
 void *emu_dev_dm_alloc(uint64_t len, uint32_t log_align);
 void emu_dev_dm_free(void *mem, uint64_t len);
 

@@ -98,7 +98,9 @@ int emu_rc_qp_hw_create(const struct emu_rc_create_req *req,
 			struct emu_rc_qp_hw **out, uint32_t ids[EMU_RC_QUEUES]);
 
 /*
- * Apply a validated modify.  Moving to RTR resolves the destination MAC
+ * Apply a modify (SET_QP_STATE): -EPROTO, nothing applied, when the
+ * transition, its attributes or their values are not the QP state
+ * machine's (lib/qp_modify.h).  Moving to RTR resolves the destination MAC
  * of dgid on the port's wire (may drop and retake emu.lock while it
  * waits); 0 or -errno (-EHOSTUNREACH when nobody answers).  Moving to ERR
  * stops both directions and writes no more CQEs for the QP (the provider

@@ -28,6 +28,7 @@
 #include "emulator/core/emu.h"
 #include "emulator/core/gid.h"
 #include "emulator/core/vm.h"
+#include "emulator/lib/qp_modify.h"
 #include "emulator/mana_emu.h"
 #include "device.h"
 #include "rc_dev.h"
@@ -493,10 +494,25 @@ int emu_rc_qp_hw_modify(struct emu_rc_qp_hw *qp, const struct emu_rc_attr *attr,
 {
 	enum emu_rc_state to = mask & IBV_QP_STATE ? attr->state : qp->state;
 	struct emu_rc_attr merged = qp->attr;
+	const struct qp_values v = {
+		.path_mtu = attr->path_mtu, .max_rd_atomic = attr->max_rd_atomic,
+		.max_dest_rd_atomic = attr->max_dest_rd_atomic,
+		.min_rnr_timer = attr->min_rnr_timer, .timeout = attr->timeout,
+		.retry_cnt = attr->retry_cnt, .rnr_retry = attr->rnr_retry,
+		.dest_qpn = attr->dest_qp_num, .rq_psn = attr->rq_psn,
+		.sq_psn = attr->sq_psn,
+	};
 	int ret;
 
-	if (to > EMU_RC_ERR)
-		return -EINVAL;
+	/*
+	 * SET_QP_STATE: a transition the state machine lacks, a required
+	 * attribute missing or one not allowed, a value the QP cannot hold
+	 * -- a failed command (the open question of lib/qp_modify.h), so
+	 * nothing half-set reaches the path (no RTR without an AV)
+	 */
+	if (!qp_transition_ok(qp->uc, qp->state, to, mask) ||
+	    !qp_values_ok(&v, mask))
+		return -EPROTO;
 	attr_merge(&merged, attr, mask);
 	if (to == EMU_RC_RTR && qp->state != EMU_RC_RTR) {
 		struct emu_rc_attr old = qp->attr;

@@ -28,6 +28,8 @@
 #include "emulator/core/links.h"
 #include "emulator/core/netdev.h"
 #include "emulator/core/options.h"
+#include "emulator/core/era.h"
+#include "emulator/device/device.h"
 #include "emulator/lib/log.h"
 
 #define TREE_NAME "mana-emu.XXXXXX"
@@ -348,6 +350,30 @@ static void port_state_attrs(struct tree *t,
 		  up ? "5: LinkUp" : "3: Disabled");
 }
 
+/* rate_show(): query_port's width times its per-lane speed */
+static void port_rate_attr(struct tree *t, const struct mana_emu_options *opts,
+			   const char *dir)
+{
+	uint8_t width, speed;
+	unsigned int lanes, tenths;
+	const char *name;
+
+	emu_era_port_speed(emu_era_get(opts->kernel), EMU_DEV_SKU_SPEED_MBPS,
+			   &width, &speed);
+	switch (speed) {
+	case 2: tenths = 50; name = " DDR"; break;
+	case 8: tenths = 100; name = " FDR10"; break;
+	case 32: tenths = 250; name = " EDR"; break;
+	case 64: tenths = 500; name = " HDR"; break;
+	case 128: tenths = 1000; name = " NDR"; break;
+	default: tenths = 25; name = " SDR"; break;
+	}
+	lanes = width == 16 ? 2 : width == 2 ? 4 : 1;
+	tenths *= lanes;
+	tree_attr(t, dir, "rate", "%u%s Gb/sec (%uX%s)\n", tenths / 10,
+		  tenths % 10 ? ".5" : "", lanes, name);
+}
+
 static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 			 const struct emu_ibdev *d, unsigned int port)
 {
@@ -357,13 +383,14 @@ static void make_ib_port(struct tree *t, const struct mana_emu_options *opts,
 	tree_mkdir(t, dir);
 	port_state_attrs(t, opts, dir, port);
 	tree_attr(t, dir, "link_layer", "Ethernet\n");
-	tree_attr(t, dir, "rate", "100 Gb/sec (4X EDR)\n");
+	port_rate_attr(t, opts, dir);
 	tree_attr(t, dir, "lid", "0x0\n");
 	tree_attr(t, dir, "sm_lid", "0x0\n");
 	tree_attr(t, dir, "lid_mask_count", "0\n");
 	/* IB_PORT_CM_SUP on the RoCE port (query_port) */
 	tree_attr(t, dir, "cap_mask", "0x%08x\n",
-		  emu_ibdev_roce_port(d, port) ? 1u << 16 : 0);
+		  emu_ibdev_roce_port(d, port) &&
+		  emu_era_get(opts->kernel)->port_cm_sup ? 1u << 16 : 0);
 	snprintf(sub, sizeof(sub), "%s/pkeys", dir);
 	tree_mkdir(t, sub);
 	tree_attr(t, sub, "0", "0xffff\n");

@@ -232,6 +232,13 @@ void emu_port_state(unsigned int port, uint8_t *state, uint8_t *phys_state)
 	*phys_state = up ? 5 : 3;	/* LinkUp : Disabled */
 }
 
+/* query_port's width and speed: see emu_era_port_speed() */
+void emu_port_width_speed(unsigned int port, uint8_t *width, uint8_t *speed)
+{
+	(void)port;	/* one SKU: every port of the adapter alike */
+	emu_era_port_speed(kernel_era(), EMU_DEV_SKU_SPEED_MBPS, width, speed);
+}
+
 int emu_query_port(const struct emu_ibdev *d, unsigned int port,
 		   struct ib_uverbs_query_port_resp *resp)
 {
@@ -252,8 +259,7 @@ int emu_query_port(const struct emu_ibdev *d, unsigned int port,
 	resp->max_mtu = IBV_MTU_4096;
 	resp->active_mtu = emu_port_active_mtu(port);
 	resp->pkey_tbl_len = 1;
-	resp->active_width = IB_WIDTH_4X;
-	resp->active_speed = IB_SPEED_EDR;
+	emu_port_width_speed(port, &resp->active_width, &resp->active_speed);
 	resp->link_layer = IB_LINK_LAYER_ETHERNET;
 	emu_rnic_query_port(d, port, resp);
 	return 0;

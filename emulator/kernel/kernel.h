@@ -274,6 +274,8 @@ int emu_link_set_mtu(unsigned int ifindex, long mtu);
 bool emu_port_netdev_open(unsigned int port);
 bool emu_port_netdev_running(unsigned int port);
 unsigned int emu_port_netdev_mtu(unsigned int port);
+/* query_port's active width and speed (IB_WIDTH_*, IB_SPEED_*) */
+void emu_port_width_speed(unsigned int port, uint8_t *width, uint8_t *speed);
 /* mana_cfg_vport()/mana_uncfg_vport() of a raw QP's PD: 0 or -EBUSY */
 int emu_port_vport_claim(unsigned int port);
 void emu_port_vport_release(unsigned int port);

@@ -413,8 +413,13 @@ static int qp_create_raw(struct emu_ucontext *ctx,
 	ret = queue_umem(ucmd.sq_buf_addr, ucmd.sq_buf_size, true, &pinned);
 	if (ret)
 		goto err_vport;
-	/* one CQ per queue: mana_ib_install_cq_cb() */
-	ret = -EINVAL;
+	/*
+	 * One CQ per queue: mana_ib hands CREATE_WQ_OBJ the CQ's DMA region,
+	 * which the first queue took (GDMA_INVALID_DMA_REGION after it), so
+	 * the device refuses the command (EPROTO) before
+	 * mana_ib_install_cq_cb() could say EINVAL -- 6.12 and the newest.
+	 */
+	ret = -EPROTO;
 	if (req->send_cq->hw)
 		goto err_vport;
 	ret = -ENOMEM;
@@ -481,17 +486,21 @@ static int rss_vport_get(struct emu_pd *pd, unsigned int port)
 	return 0;
 }
 
-/* Each RQ needs a CQ of its own, not bound to any other queue. */
+/*
+ * Each RQ needs its WQ's and its CQ's DMA regions, which an earlier RX
+ * object (of this table or of another QP) took: the device refuses
+ * CREATE_WQ_OBJ over the invalid region (EPROTO, as for a raw SQ).
+ */
 static int rss_check_cqs(const struct emu_ind_tbl *t)
 {
 	uint32_t i, j, n = 1u << t->log_size;
 
 	for (i = 0; i < n; i++) {
 		if (t->wqs[i]->cq->hw || t->wqs[i]->hw)
-			return -EINVAL;
+			return -EPROTO;
 		for (j = 0; j < i; j++)
 			if (t->wqs[j]->cq == t->wqs[i]->cq)
-				return -EINVAL;
+				return -EPROTO;
 	}
 	return 0;
 }

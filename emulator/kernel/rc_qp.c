@@ -8,10 +8,12 @@
  *   short EINVAL, nonzero tail EOPNOTSUPP), RNIC CQs only, caps within
  *   the device's limits, and answers the four queue ids; qp_num is the
  *   receive responder's id;
- * - modify follows ib_modify_qp_is_ok() for RC (required and optional
- *   attributes per transition), the core's AV checks (RoCE needs a GRH,
- *   sgid_index a valid GID of the port) and the port's active MTU, then
- *   hands the attributes to the device (device/rc.h);
+ * - modify makes the uverbs core's checks only (ports, states <= ERR,
+ *   the AV: RoCE needs a GRH, sgid_index a valid GID of the port; no
+ *   alternate path; PSNs masked to 24 bits), as no mana_ib calls
+ *   ib_modify_qp_is_ok(), then hands the attributes to the device
+ *   (device/rc.h), which refuses what its state machine does not take
+ *   (lib/qp_modify.h): EPROTO, a GDMA status;
  * - no query_qp (the core answers EOPNOTSUPP); the test API reports what
  *   modify set and the device's current state;
  * - the device's QP-fatal report becomes an async event on the owner's
@@ -49,6 +51,7 @@ struct emu_rc_qp {
 	struct emu_rc_attr attr;	/* what modify set so far */
 	uint32_t access_flags;
 	uint8_t port;			/* IB_QP_PORT, 0 before INIT */
+	uint8_t core_port;		/* ib_qp.port: RESET keeps it */
 	uint8_t av_port;
 };
 
@@ -342,154 +345,6 @@ err:
 
 /* ---- modify ------------------------------------------------------------------ */
 
-/* ib_modify_qp_is_ok() for IB_QPT_RC: required and optional attributes. */
-struct rc_transition {
-	bool valid;
-	uint32_t req, opt;
-};
-
-#define RC_PATH_OPT (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                  \
-		     IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE)
-
-static const struct rc_transition rc_table[EMU_RC_ERR + 1][EMU_RC_ERR + 1] = {
-	[EMU_RC_RESET] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_INIT] = { .valid = true,
-				  .req = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					 IBV_QP_ACCESS_FLAGS },
-	},
-	[EMU_RC_INIT] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_INIT] = { .valid = true,
-				  .opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					 IBV_QP_ACCESS_FLAGS },
-		[EMU_RC_RTR] = { .valid = true,
-				 .req = IBV_QP_AV | IBV_QP_PATH_MTU |
-					IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_MIN_RNR_TIMER,
-				 .opt = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
-					IBV_QP_PKEY_INDEX },
-	},
-	[EMU_RC_RTR] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .req = IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-					IBV_QP_MAX_QP_RD_ATOMIC,
-				 .opt = IBV_QP_CUR_STATE | RC_PATH_OPT },
-	},
-	[EMU_RC_RTS] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .opt = IBV_QP_CUR_STATE | RC_PATH_OPT },
-		[EMU_RC_SQD] = { .valid = true,
-				 .opt = IBV_QP_EN_SQD_ASYNC_NOTIFY },
-	},
-	[EMU_RC_SQD] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .opt = IBV_QP_CUR_STATE | RC_PATH_OPT },
-		[EMU_RC_SQD] = { .valid = true,
-				 .opt = IBV_QP_PORT | IBV_QP_AV |
-					IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY |
-					IBV_QP_MAX_QP_RD_ATOMIC |
-					IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_PKEY_INDEX | RC_PATH_OPT },
-	},
-	[EMU_RC_SQE] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true },
-	},
-	[EMU_RC_ERR] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-	},
-};
-
-/*
- * ib_modify_qp_is_ok() for IB_QPT_UC: RC's transitions without the
- * attributes of acknowledgements and RDMA READ (timeout, retry counts,
- * RNR timer, rd_atomic), which are then refused as unknown to UC.
- */
-#define UC_PATH_OPT (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                  \
-		     IBV_QP_PATH_MIG_STATE)
-
-static const struct rc_transition uc_table[EMU_RC_ERR + 1][EMU_RC_ERR + 1] = {
-	[EMU_RC_RESET] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_INIT] = { .valid = true,
-				  .req = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					 IBV_QP_ACCESS_FLAGS },
-	},
-	[EMU_RC_INIT] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_INIT] = { .valid = true,
-				  .opt = IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					 IBV_QP_ACCESS_FLAGS },
-		[EMU_RC_RTR] = { .valid = true,
-				 .req = IBV_QP_AV | IBV_QP_PATH_MTU |
-					IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
-				 .opt = IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |
-					IBV_QP_PKEY_INDEX },
-	},
-	[EMU_RC_RTR] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true, .req = IBV_QP_SQ_PSN,
-				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
-	},
-	[EMU_RC_RTS] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
-		[EMU_RC_SQD] = { .valid = true,
-				 .opt = IBV_QP_EN_SQD_ASYNC_NOTIFY },
-	},
-	[EMU_RC_SQD] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .opt = IBV_QP_CUR_STATE | UC_PATH_OPT },
-		[EMU_RC_SQD] = { .valid = true,
-				 .opt = IBV_QP_AV | IBV_QP_PKEY_INDEX |
-					UC_PATH_OPT },
-	},
-	[EMU_RC_SQE] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-		[EMU_RC_RTS] = { .valid = true,
-				 .opt = IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS },
-	},
-	[EMU_RC_ERR] = {
-		[EMU_RC_RESET] = { .valid = true },
-		[EMU_RC_ERR] = { .valid = true },
-	},
-};
-
-static int rc_transition_ok(bool uc, enum emu_rc_state cur,
-			    enum emu_rc_state next, uint32_t mask)
-{
-	const struct rc_transition *t = uc ? &uc_table[cur][next] :
-					     &rc_table[cur][next];
-
-	if ((mask & IBV_QP_CUR_STATE) && cur != EMU_RC_RTR &&
-	    cur != EMU_RC_RTS && cur != EMU_RC_SQD && cur != EMU_RC_SQE)
-		return -EINVAL;
-	if (!t->valid || (mask & t->req) != t->req ||
-	    (mask & ~(t->req | t->opt | IBV_QP_STATE)))
-		return -EINVAL;
-	return 0;
-}
-
 /* The core's port and AV checks, then RoCE's: GRH, a valid sgid. */
 static int rc_check_av(const struct emu_ibdev *dev, const struct emu_rc_qp *rc,
 		       const struct ib_uverbs_modify_qp *cmd, uint32_t mask)
@@ -502,53 +357,34 @@ static int rc_check_av(const struct emu_ibdev *dev, const struct emu_rc_qp *rc,
 		return 0;
 	if (!emu_ibdev_port_valid(dev, d->port_num))
 		return -EINVAL;
-	/* modify_qp(): to RTR without IB_QP_PORT the AV's port is the QP's */
-	if (d->port_num != port)
+	/*
+	 * modify_qp(): to RTR the AV's port must be the QP's (set at INIT);
+	 * otherwise (SQD) an IB_QP_PORT given with it must match
+	 */
+	if ((mask & IBV_QP_STATE) && cmd->qp_state == IBV_QPS_RTR ?
+	    d->port_num != rc->core_port :
+	    (mask & IBV_QP_PORT) && d->port_num != port)
 		return -EINVAL;
 	if (!d->is_global)
 		return -EINVAL;		/* RoCE: ib_resolve_eth_dmac() */
 	if (emu_gid_get(emu_dev.opts, d->port_num, d->sgid_index, gid))
 		return -EINVAL;
-	if (d->flow_label >> 20)
-		return -EINVAL;
 	return 0;
 }
 
-#define RC_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |         \
-		   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
-
-/* The values of the attributes present, each within its field. */
-static int rc_check_values(const struct emu_ibdev *d,
-			   const struct ib_uverbs_modify_qp *cmd, uint32_t mask)
+/*
+ * The uverbs core's own checks of the values (mana_ib adds none): a port
+ * of the device, and no alternate path on RoCE (_ib_modify_qp(): APM is
+ * IB's).  The state machine and the other values are the device's
+ * (device/rc.h, lib/qp_modify.h).
+ */
+static int rc_check_core(const struct emu_ibdev *d,
+			 const struct ib_uverbs_modify_qp *cmd, uint32_t mask)
 {
-	if ((mask & IBV_QP_PORT) && !emu_ibdev_roce_port(d, cmd->port_num))
+	if ((mask & IBV_QP_PORT) && !emu_ibdev_port_valid(d, cmd->port_num))
 		return -EINVAL;
-	if ((mask & IBV_QP_PKEY_INDEX) && cmd->pkey_index)
-		return -EINVAL;		/* pkey_tbl_len 1 */
-	if ((mask & IBV_QP_ACCESS_FLAGS) && (cmd->qp_access_flags & ~RC_ACCESS))
-		return -EINVAL;
-	if ((mask & IBV_QP_PATH_MTU) &&
-	    (cmd->path_mtu < IBV_MTU_256 ||
-	     cmd->path_mtu > emu_port_active_mtu(RC_PORT)))
-		return -EINVAL;
-	if ((mask & IBV_QP_DEST_QPN) && (cmd->dest_qp_num & ~PSN_MASK))
-		return -EINVAL;
-	if (((mask & IBV_QP_RQ_PSN) && (cmd->rq_psn & ~PSN_MASK)) ||
-	    ((mask & IBV_QP_SQ_PSN) && (cmd->sq_psn & ~PSN_MASK)))
-		return -EINVAL;
-	if (((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
-	     cmd->max_rd_atomic > RC_MAX_RD_ATOMIC) ||
-	    ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
-	     cmd->max_dest_rd_atomic > RC_MAX_RD_ATOMIC))
-		return -EINVAL;
-	if (((mask & IBV_QP_MIN_RNR_TIMER) && cmd->min_rnr_timer > 31) ||
-	    ((mask & IBV_QP_TIMEOUT) && cmd->timeout > 31) ||
-	    ((mask & IBV_QP_RETRY_CNT) && cmd->retry_cnt > 7) ||
-	    ((mask & IBV_QP_RNR_RETRY) && cmd->rnr_retry > 7))
-		return -EINVAL;
-	/* no alternate path on MANA (no APM) */
 	if (mask & IBV_QP_ALT_PATH)
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	return 0;
 }
 
@@ -564,10 +400,11 @@ static void rc_apply(struct emu_rc_attr *a, const struct ib_uverbs_modify_qp *cm
 		a->path_mtu = cmd->path_mtu;
 	if (mask & IBV_QP_DEST_QPN)
 		a->dest_qp_num = cmd->dest_qp_num;
+	/* _ib_modify_qp() masks PSNs to 24 bits (a warning, no error) */
 	if (mask & IBV_QP_RQ_PSN)
-		a->rq_psn = cmd->rq_psn;
+		a->rq_psn = cmd->rq_psn & PSN_MASK;
 	if (mask & IBV_QP_SQ_PSN)
-		a->sq_psn = cmd->sq_psn;
+		a->sq_psn = cmd->sq_psn & PSN_MASK;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
 		a->max_rd_atomic = cmd->max_rd_atomic;
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
@@ -585,7 +422,7 @@ static void rc_apply(struct emu_rc_attr *a, const struct ib_uverbs_modify_qp *cm
 		a->sgid_index = d->sgid_index;
 		a->hop_limit = d->hop_limit;
 		a->traffic_class = d->traffic_class;
-		a->flow_label = d->flow_label;
+		a->flow_label = d->flow_label & 0xfffff;	/* 20 bits */
 		/*
 		 * ib_resolve_eth_dmac(): off-link the route's hop limit (64)
 		 * replaces the caller's; a link-local dgid keeps it.
@@ -601,11 +438,9 @@ static int rc_states(const struct emu_rc_qp *rc,
 {
 	enum emu_rc_state actual = emu_rc_qp_hw_state(rc->hw);
 
+	/* the core's only state check; mana_ib sends no cur_qp_state */
 	if (((mask & IBV_QP_CUR_STATE) && cmd->cur_qp_state > IBV_QPS_ERR) ||
 	    ((mask & IBV_QP_STATE) && cmd->qp_state > IBV_QPS_ERR))
-		return -EINVAL;
-	/* a stale cur_qp_state (the device moved the QP on): EINVAL */
-	if ((mask & IBV_QP_CUR_STATE) && cmd->cur_qp_state != actual)
 		return -EINVAL;
 	*cur = actual;
 	*next = mask & IBV_QP_STATE ? cmd->qp_state : actual;
@@ -632,9 +467,7 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 	if (!ret)
 		ret = rc_states(rc, cmd, mask, &cur, &next);
 	if (!ret)
-		ret = rc_transition_ok(rc->uc, cur, next, mask);
-	if (!ret)
-		ret = rc_check_values(d, cmd, mask);
+		ret = rc_check_core(d, cmd, mask);
 	if (!ret)
 		ret = rc_check_av(d, rc, cmd, mask);
 	if (ret)
@@ -657,7 +490,7 @@ int emu_rc_qp_modify(struct emu_qp *qp, const struct ib_uverbs_modify_qp *cmd,
 	if (next == EMU_RC_RESET)
 		rc->port = rc->av_port = 0;
 	if (mask & IBV_QP_PORT)
-		rc->port = cmd->port_num;
+		rc->port = rc->core_port = cmd->port_num;
 	if (mask & IBV_QP_AV)
 		rc->av_port = cmd->dest.port_num;
 	return 0;

@@ -59,8 +59,10 @@ void emu_rnic_query_port(const struct emu_ibdev *d, unsigned int port,
 	if (!emu_ibdev_roce_port(d, port))
 		return;
 	resp->gid_tbl_len = EMU_GID_TBL_LEN;
-	resp->port_cap_flags = IBV_PORT_CM_SUP;
-	resp->max_msg_sz = EMU_RNIC_MAX_MSG_SZ;
+	if (kernel_era()->port_cm_sup)
+		resp->port_cap_flags = IBV_PORT_CM_SUP;
+	if (kernel_era()->port_max_msg_sz)
+		resp->max_msg_sz = EMU_RNIC_MAX_MSG_SZ;
 }
 
 static uint32_t gid_ifindex(unsigned int port)

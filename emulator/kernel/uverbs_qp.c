@@ -54,7 +54,8 @@ static int create_cq(struct emu_bundle *b,
 	if (ret)
 		return ret;
 	resp.base.cq_handle = cq->obj.handle;
-	resp.base.cqe = cq->cqe;
+	/* no mana_ib sets ib_cq.cqe, which the core answers: 0 */
+	resp.base.cqe = 0;
 	resp.response_length = response_length(b, sizeof(resp));
 	return respond_created(b, &resp, sizeof(resp), &cq->obj);
 }

@@ -26,6 +26,7 @@ static int m_cq_create(struct emu_call *c)
 	struct emu_attr *ch = call_attr(c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
 	struct emu_cq_req req = { .channel = ch ? ch->ev : NULL };
 	struct emu_ucontext *ctx;
+	uint32_t zero = 0;
 	uint64_t flags;
 	struct emu_cq *cq;
 	int ret;
@@ -53,8 +54,9 @@ static int m_cq_create(struct emu_call *c)
 	ret = emu_cq_create(ctx, &req, &c->b.uhw, &cq);
 	if (ret)
 		return ret;
-	ret = call_copy_to(c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &cq->cqe,
-			   sizeof(cq->cqe));
+	/* no mana_ib sets ib_cq.cqe, which the core answers: 0 */
+	ret = call_copy_to(c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &zero,
+			   sizeof(zero));
 	if (!ret)
 		ret = call_set_handle(c, UVERBS_ATTR_CREATE_CQ_HANDLE,
 				      cq->obj.handle);

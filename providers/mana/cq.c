@@ -102,6 +102,11 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->cqid = resp.drv.cqid;
 	cq->rnic_cqid = resp.drv.cqid;
+	/*
+	 * No mana_ib sets the core's cqe, so the kernel answers 0: report
+	 * the depth the ring really has, as applications size by it.
+	 */
+	cq->vcq.cq.cqe = (int)cq->count;
 	return cq;
 
 err_buf:

@@ -64,7 +64,10 @@ SOCK=$TMP/mana.sock
 "$VFIO" --socket="$SOCK" --mac=$MAC --backend=loopback 2>"$TMP/server.log" &
 server=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+# as many CPUs as mana-emu counts (num_comp_vectors: one per CPU, both
+# sides); QEMU takes the last -smp
 timeout 300 "$HERE/guest.sh" "$BUILD" boot "$TMP/initrd.gz" \
+	-smp "$(getconf _NPROCESSORS_ONLN)" \
 	-object memory-backend-memfd,id=mem,size=512M,share=on \
 	-machine pc,memory-backend=mem \
 	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"type\":\"unix\",\"path\":\"$SOCK\"}}" \
