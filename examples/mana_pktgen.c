@@ -70,6 +70,7 @@ struct config {
 	bool quiet;
 	bool cq_doorbell;		/* report consumed CQEs (default) */
 	bool verify;			/* recv: check every frame as loopback does */
+	bool own_queues;		/* queues on the provider's own rings */
 	uint32_t rx_sleep_us;		/* pause after each RX poll that got frames */
 	uint64_t progress;		/* say so on stderr once this many came */
 	const char *resume_file;	/* after --progress frames, stop until it exists */
@@ -343,7 +344,12 @@ static int setup(struct app *a)
 	a->parent = ibv_alloc_parent_domain(a->ctx, &pa);
 	if (!a->parent)
 		return die("ibv_alloc_parent_domain");
-	errno = manadv_set_context_attr(a->ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS, &alloc);
+	/*
+	 * DPDK's way: the queues on our allocator.  --own-queues: on the
+	 * provider's own rings, as a plain verbs application has them.
+	 */
+	errno = a->cfg.own_queues ? 0 :
+		manadv_set_context_attr(a->ctx, MANADV_CTX_ATTR_BUF_ALLOCATORS, &alloc);
 	if (errno)
 		return die("manadv_set_context_attr");
 	if (setup_memory(a))
@@ -778,7 +784,7 @@ static void usage(FILE *out)
 		"                   [--port=N] [--timeout=SECONDS] [--cq-doorbell=batch|never]\n"
 		"                   [--dmac=XX:XX:XX:XX:XX:XX] [--verify] [--rx-sleep=US]\n"
 		"                   [--progress=N [--resume-file=PATH]]\n"
-		"                   [--quiet]\n");
+		"                   [--own-queues] [--quiet]\n");
 }
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -809,6 +815,7 @@ static int parse_args(int argc, char **argv, struct config *c)
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "dmac", required_argument, NULL, 'M' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "own-queues", no_argument, NULL, 'O' },
 		{ "rx-sleep", required_argument, NULL, 'S' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "resume-file", required_argument, NULL, 'R' },
@@ -885,6 +892,9 @@ static int parse_args(int argc, char **argv, struct config *c)
 				   &dst_mac[3], &dst_mac[4], &dst_mac[5],
 				   (char *)&v) != 6)
 				goto bad;
+			break;
+		case 'O':
+			c->own_queues = true;
 			break;
 		case 'V':
 			c->verify = true;

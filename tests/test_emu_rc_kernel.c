@@ -531,9 +531,11 @@ static void test_cq(void)
 }
 
 /*
- * Single era: a raw packet QP may use an RNIC CQ; it gets a hardware CQ of
- * its own on the same buffer (the mid-era kernel made a second one), whose
- * id the QP response carries.
+ * Single era: an RNIC CQ took the CQ's DMA region (mana_ib_gd_create_cq),
+ * so a raw packet QP on it hands CREATE_WQ_OBJ no region and the
+ * hardware refuses it: EPROTO, as the real 6.12 answers in the guest
+ * (tests/guest, guest.oracle).  Our provider makes such a CQ again as an
+ * Ethernet CQ before a raw queue takes it (mana_cq_for_raw()).
  */
 static void test_raw_on_rnic_cq(void)
 {
@@ -550,23 +552,16 @@ static void test_raw_on_rnic_cq(void)
 		.sq_buf_addr = (uintptr_t)mem + 280 * PAGE,
 		.sq_buf_size = 4 * PAGE, .port = 1,
 	};
-	struct mana_emu_queue_info q;
+	struct mana_emu_counts before, after;
 	uint32_t cq, cqid = 0;
 
 	CHECK_ERRNO(k_cq(64, mem + 270 * PAGE, true, &cq, &cqid), 0);
+	CHECK(emu_counts(&before) == 0, "counts");
 	raw.send_cq_handle = raw.recv_cq_handle = cq;
 	CHECK_ERRNO(uv_write(fd, IB_USER_VERBS_CMD_CREATE_QP, &raw, sizeof(raw),
-			     &u, sizeof(u), sizeof(resp)), 0);
-	CHECK(resp.drv.cqid && resp.drv.cqid != UINT32_MAX &&
-	      resp.drv.cqid != cqid, "raw QP cqid %u, RNIC cqid %u",
-	      resp.drv.cqid, cqid);
-	CHECK(!emu_queue(MANA_EMU_QUEUE_CQ, cqid, &q) &&
-	      !emu_queue(MANA_EMU_QUEUE_CQ, resp.drv.cqid, &q) &&
-	      q.buf_addr == (uintptr_t)(mem + 270 * PAGE),
-	      "both hardware CQs on the one buffer");
-	CHECK_ERRNO(k_destroy_qp(resp.core.qp_handle), 0);
-	CHECK(emu_queue(MANA_EMU_QUEUE_CQ, resp.drv.cqid, &q) == -ENOENT,
-	      "the raw QP's CQ went with it");
+			     &u, sizeof(u), sizeof(resp)), EPROTO);
+	CHECK(emu_counts(&after) == 0 && after.qps == before.qps,
+	      "no QP left behind (%u -> %u)", before.qps, after.qps);
 	CHECK_ERRNO(k_destroy_cq(cq), 0);
 }
 

@@ -270,6 +270,16 @@ static void vport_put(struct emu_pd *pd)
 	pd->vport_port = 0;
 }
 
+/*
+ * The CQ's DMA region is gone once a queue took it or the CQ became an
+ * RNIC CQ (mana_ib_gd_create_cq() hands it to the CQ handle): a raw or
+ * RSS queue on it gets GDMA_INVALID_DMA_REGION to CREATE_WQ_OBJ.
+ */
+static bool cq_region_taken(const struct emu_cq *cq)
+{
+	return cq->hw || cq->rnic_hw;
+}
+
 /* Hardware CQ for a verbs CQ being bound to a new SQ or RQ. */
 static struct emu_hwq *hw_cq_create(struct emu_ucontext *ctx,
 				    struct emu_cq *cq, uint32_t port)
@@ -420,7 +430,7 @@ static int qp_create_raw(struct emu_ucontext *ctx,
 	 * mana_ib_install_cq_cb() could say EINVAL -- 6.12 and the newest.
 	 */
 	ret = -EPROTO;
-	if (req->send_cq->hw)
+	if (cq_region_taken(req->send_cq))
 		goto err_vport;
 	ret = -ENOMEM;
 	qp = qp_obj(ctx, req);
@@ -496,7 +506,7 @@ static int rss_check_cqs(const struct emu_ind_tbl *t)
 	uint32_t i, j, n = 1u << t->log_size;
 
 	for (i = 0; i < n; i++) {
-		if (t->wqs[i]->cq->hw || t->wqs[i]->hw)
+		if (cq_region_taken(t->wqs[i]->cq) || t->wqs[i]->hw)
 			return -EPROTO;
 		for (j = 0; j < i; j++)
 			if (t->wqs[j]->cq == t->wqs[i]->cq)

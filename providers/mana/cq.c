@@ -52,6 +52,7 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->count = cqe;
 	cq->cqid = UINT32_MAX;
+	cq->comp_vector = comp_vector;
 	mana_spin_init(&cq->lock);
 
 	ret = mana_alloc_buf(ctx, pd,
@@ -179,12 +180,77 @@ struct ibv_cq_ex *mana_create_cq_ex(struct ibv_context *context,
 	return &cq->vcq.cq_ex;
 }
 
+/*
+ * A raw queue (a send QP, or a WQ for an RSS QP) is to take @cq, no
+ * queue of the kernel's uses it yet.  On a kernel whose one device has raw and
+ * RC queues (6.10 to 6.15: Debian 13's 6.12), a CQ on our own ring became
+ * an RNIC CQ, for RC QPs, and the RNIC CQ took the CQ's DMA region:
+ * mana_ib would hand the raw queue no region and the hardware refuse it
+ * (CREATE_WQ_OBJ, EPROTO), as the real 6.12 does in the guest
+ * (tests/guest).  rdma-core's libmana never meets this, its raw queues
+ * having the application's CQs.  A CQ no RC QP uses is made again, on
+ * the same ring, channel and vector, as an Ethernet CQ.
+ */
+int mana_cq_for_raw(struct mana_cq *cq)
+{
+	struct ibv_cq *ibcq = &cq->vcq.cq;
+	struct ibv_context *context = ibcq->context;
+	struct ibv_comp_channel *channel = ibcq->channel;
+	void *cq_context = ibcq->cq_context;
+	struct mana_create_cq_resp resp;
+	struct mana_create_cq cmd;
+	struct mana_caps caps;
+	int ret;
+
+	if (cq->rnic_cqid == UINT32_MAX)
+		return 0;
+	if (cq->rc) {
+		mana_err(context, "the CQ serves RC QPs: a raw queue needs a CQ of its own");
+		return EINVAL;
+	}
+	ret = mana_get_caps(to_mctx(context), &caps);
+	if (ret)
+		return ret;
+	if (cq->count > caps.max_cqe) {
+		mana_err(context, "a raw queue's CQ holds at most max_cqe (%u) entries, this one %u",
+			 caps.max_cqe, cq->count);
+		return EINVAL;
+	}
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret) {
+		mana_err(context, "DESTROY_CQ of the RNIC CQ failed: %s", strerror(ret));
+		return ret;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
+	resp.drv.cqid = UINT32_MAX;
+	ret = ibv_cmd_create_cq(context, (int)cq->count, channel, cq->comp_vector,
+				ibcq, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	/* what libibverbs set when the CQ was made */
+	ibcq->channel = channel;
+	ibcq->cq_context = cq_context;
+	ibcq->cqe = (int)cq->count;
+	if (ret) {
+		mana_err(context, "CREATE_CQ (Ethernet CQ) failed: %s; the CQ is unusable",
+			 strerror(ret));
+		cq->no_kernel_cq = true;
+		cq->cqid = cq->rnic_cqid = UINT32_MAX;
+		return ret;
+	}
+	/* a kernel where every CQ of this device is an RNIC CQ says so again */
+	cq->cqid = cq->rnic_cqid = resp.drv.cqid;
+	mana_dbg(context, "RNIC CQ made an Ethernet CQ for a raw queue");
+	return 0;
+}
+
 int mana_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct mana_cq *cq = to_mcq(ibcq);
 	int ret;
 
-	ret = ibv_cmd_destroy_cq(ibcq);
+	ret = cq->no_kernel_cq ? 0 : ibv_cmd_destroy_cq(ibcq);
 	if (ret) {
 		mana_err(ibcq->context, "DESTROY_CQ failed: %s", strerror(ret));
 		return ret;

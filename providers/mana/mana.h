@@ -157,6 +157,8 @@ struct mana_cq {
 	struct mana_buf buf;
 	uint32_t count;			/* CQEs, as requested */
 	uint32_t cqid;			/* UINT32_MAX until a queue binds it */
+	int comp_vector;		/* as created, for mana_cq_for_raw() */
+	bool no_kernel_cq;		/* mana_cq_for_raw() lost it */
 	atomic_bool bound;		/* to one SQ or RQ, as the kernel allows */
 	/* datapath */
 	struct mana_spinlock lock;
@@ -534,6 +536,7 @@ struct ibv_cq *mana_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
 int mana_destroy_cq(struct ibv_cq *cq);
+int mana_cq_for_raw(struct mana_cq *cq);
 struct ibv_wq *mana_create_wq(struct ibv_context *context,
 			      struct ibv_wq_init_attr *attr);
 int mana_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);

@@ -237,6 +237,8 @@ static struct ibv_qp *create_sq_qp(struct mana_context *ctx,
 	int ret;
 
 	ret = check_sq_attr(ctx, attr);
+	if (!ret)
+		ret = mana_cq_for_raw(to_mcq(attr->send_cq));
 	if (ret) {
 		errno = ret;
 		return NULL;

@@ -70,6 +70,9 @@ struct ibv_wq *mana_create_wq(struct ibv_context *context,
 		return NULL;
 	}
 	ret = check_wq_attr(ctx, attr);
+	/* a WQ serves an RSS QP, a raw queue: its CQ must be an Ethernet one */
+	if (!ret)
+		ret = mana_cq_for_raw(to_mcq(attr->cq));
 	if (ret) {
 		errno = ret;
 		return NULL;

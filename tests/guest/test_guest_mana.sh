@@ -195,6 +195,12 @@ if [ -e /verbs ]; then
 	ip link set eth0 down
 	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60
 	echo "mana-pktgen exit $?"
+	# again with the queues on the provider's own rings, as a plain verbs
+	# program has them: 6.12 makes such a CQ an RNIC CQ, whose DMA region
+	# a raw queue then cannot have, unless the provider makes it again
+	echo "== raw QP loopback, own rings"
+	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60 --own-queues
+	echo "mana-pktgen own-queues exit $?"
 	unset LD_PRELOAD
 fi
 ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
@@ -397,6 +403,9 @@ if [ "$MODE" = verbs ]; then
 	expect "raw QP loopback: 1000 sent, 1000 received and verified" \
 		"$TMP/console.log" '^sent 1000 received 1000 bad 0 errors 0'
 	expect "mana-pktgen exits 0" "$TMP/console.log" '^mana-pktgen exit 0'
+	check "raw QP loopback on the provider's own rings too: 1000 sent, received, verified" \
+		test "$(grep -c '^sent 1000 received 1000 bad 0 errors 0' "$TMP/console.log")" -eq 2
+	expect "mana-pktgen --own-queues exits 0" "$TMP/console.log" '^mana-pktgen own-queues exit 0'
 	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
 	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
 	# every frame sent came back (the guest's own IPv6 ones too, if any)
