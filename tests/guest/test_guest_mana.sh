@@ -89,8 +89,8 @@ if [ "$MODE" = ping ]; then
 	trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
 	WIRE=(--backend=tap:mvtap0)
 elif [ "$MODE" = verbs ]; then
-	# trixie's ibv_rc_pingpong, our mana-pktgen
-	export GUEST_PROVIDER=$4 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong $5"
+	# trixie's ibv_rc_pingpong, our mana-pktgen and test_verbs_threads
+	export GUEST_PROVIDER=$4 GUEST_BINS="$BUILD/guest/verbs/usr/bin/ibv_rc_pingpong $5 ${6:-}"
 	WIRE=(--backend=loopback)
 elif [ "$MODE" = rcvm ]; then
 	EMU=$4
@@ -201,6 +201,12 @@ if [ -e /verbs ]; then
 	echo "== raw QP loopback, own rings"
 	mana-pktgen --mode=loopback --frames=1000 --queues=1 --verify --timeout=60 --own-queues
 	echo "mana-pktgen own-queues exit $?"
+	# the standard verbs datapath (ibv_post_wq_recv, ibv_post_send,
+	# ibv_poll_cq) on raw queues: one thread receives, one polls, one
+	# sends through the loopback, every completion in order
+	echo "== verbs datapath"
+	test_verbs_threads rq --count=20000 --queues=1 --depth=256
+	echo "test_verbs_threads exit $?"
 	unset LD_PRELOAD
 fi
 ip addr del 10.77.0.2/24 dev eth0 && echo "ip-addr-del ok"
@@ -406,6 +412,9 @@ if [ "$MODE" = verbs ]; then
 	check "raw QP loopback on the provider's own rings too: 1000 sent, received, verified" \
 		test "$(grep -c '^sent 1000 received 1000 bad 0 errors 0' "$TMP/console.log")" -eq 2
 	expect "mana-pktgen --own-queues exits 0" "$TMP/console.log" '^mana-pktgen own-queues exit 0'
+	expect "raw queues through the standard verbs datapath: every check passed" \
+		"$TMP/console.log" '^[1-9][0-9]* passed, 0 failed'
+	expect "test_verbs_threads exits 0" "$TMP/console.log" '^test_verbs_threads exit 0'
 	expect "a user MR registered" "$TMP/server.log" 'HWC: request 0x1f \(device 0\) ok'
 	expect "a user PD" "$TMP/server.log" 'HWC: request 0x1d \(device 0\) ok'
 	# every frame sent came back (the guest's own IPv6 ones too, if any)
