@@ -430,12 +430,17 @@ static unsigned int post_recvs(struct ibv_wq *wq, struct ibv_mr *mr,
  * (pyverbs' raw-QP tests make such pairs); the CQ serves that one queue,
  * so the provider bounds the WRs outstanding by the CQ's depth: post
  * answers ENOMEM (queue full) until completions are polled, and the CQ
- * never overruns.
+ * never overruns.  The CQ is the shallowest there is: a page of CQEs (a
+ * CQ asked smaller gets that many, the hardware's smallest queue).
  */
+#define SHALLOW_CQ 64u
+#define SHALLOW_Q 256u
+
 static void case_shallow(void)
 {
-	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
-	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 64,
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = SHALLOW_Q,
+						   .max_send_sge = 1 } };
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = SHALLOW_Q,
 				       .max_sge = 1 };
 	struct ibv_async_event ev;
 	struct ibv_mr *mr = NULL;
@@ -460,14 +465,16 @@ static void case_shallow(void)
 	CHECK(mr, "reg_mr: %s", strerror(errno));
 	qp = sq_create(&e, e.pd, &qa, 4, &cq);
 	ret = errno;
-	CHECK(qp, "send QP of 64 on a CQ of 4: %s", strerror(ret));
+	CHECK(qp, "send QP of %u on a CQ asked of 4: %s", SHALLOW_Q, strerror(ret));
 	if (qp)
-		say("send_qp(64 on a CQ of 4) = ok max_send_wr %u", qa.cap.max_send_wr);
+		say("send_qp(%u on a CQ of 4) = ok max_send_wr %u cqe %d", SHALLOW_Q,
+		    qa.cap.max_send_wr, cq->cqe);
 	else
-		say("send_qp(64 on a CQ of 4) = %s", ename(ret));
+		say("send_qp(%u on a CQ of 4) = %s", SHALLOW_Q, ename(ret));
 	if (!qp || !mr)
 		goto free;
-	CHECK(qa.cap.max_send_wr == 64, "max_send_wr returned %u", qa.cap.max_send_wr);
+	CHECK(qa.cap.max_send_wr == SHALLOW_Q, "max_send_wr returned %u", qa.cap.max_send_wr);
+	CHECK(cq->cqe == SHALLOW_CQ, "a CQ asked of 4 holds a page of CQEs: cqe %d", cq->cqe);
 	ret = ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT },
 			    IBV_QP_STATE);
 	if (!ret)
@@ -480,9 +487,10 @@ static void case_shallow(void)
 	say("send_qp.to_rts = %s", ename(ret));
 	for (round = 0; round < 3; round++) {
 		/* the CQ's depth, then queue full */
-		posted = post_sends(qp, mr, 5, &err);
-		CHECK(posted == 4 && err == ENOMEM,
-		      "round %u: 4 sends, then ENOMEM (err %d)", round, err);
+		posted = post_sends(qp, mr, SHALLOW_CQ + 1, &err);
+		CHECK(posted == SHALLOW_CQ && err == ENOMEM,
+		      "round %u: %u sends, then ENOMEM (posted %u, err %d)", round,
+		      SHALLOW_CQ, posted, err);
 		say("round%u.post_send = %u then %s", round, posted, ename(err));
 		/*
 		 * In report mode a device that never completes must not hang
@@ -513,24 +521,26 @@ static void case_shallow(void)
 	}
 	sq_destroy(qp, cq);
 
-	/* a WQ of 64 on a CQ of 4: four receives outstanding */
-	rcq = ibv_create_cq(e.ctx, 4, NULL, NULL, 0);
-	CHECK(rcq, "CQ of 4");
+	/* a WQ of 256 on a CQ of 64: 64 receives outstanding */
+	rcq = ibv_create_cq(e.ctx, SHALLOW_CQ, NULL, NULL, 0);
+	CHECK(rcq, "CQ of %u", SHALLOW_CQ);
 	if (!rcq)
 		goto free;
 	wa.pd = e.pd;
 	wa.cq = rcq;
 	wq = ibv_create_wq(e.ctx, &wa);
 	ret = errno;
-	CHECK(wq && wa.max_wr == 64, "WQ of 64 on a CQ of 4: %s", strerror(ret));
+	CHECK(wq && wa.max_wr == SHALLOW_Q, "WQ of %u on a CQ of %u: %s", SHALLOW_Q,
+	      SHALLOW_CQ, strerror(ret));
 	if (wq)
-		say("wq(64 on a CQ of 4) = ok max_wr %u", wa.max_wr);
+		say("wq(%u on a CQ of %u) = ok max_wr %u", SHALLOW_Q, SHALLOW_CQ, wa.max_wr);
 	else
-		say("wq(64 on a CQ of 4) = %s", ename(ret));
+		say("wq(%u on a CQ of %u) = %s", SHALLOW_Q, SHALLOW_CQ, ename(ret));
 	if (wq) {
-		posted = post_recvs(wq, mr, 5, &err);
-		CHECK(posted == 4 && err == ENOMEM,
-		      "4 receives, then ENOMEM (err %d)", err);
+		posted = post_recvs(wq, mr, SHALLOW_CQ + 1, &err);
+		CHECK(posted == SHALLOW_CQ && err == ENOMEM,
+		      "%u receives, then ENOMEM (posted %u, err %d)", SHALLOW_CQ,
+		      posted, err);
 		say("wq.post_recv = %u then %s", posted, ename(err));
 	}
 	/* no overrun was ever reported */
@@ -764,7 +774,8 @@ static int next_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
 
 static void case_overrun(void)
 {
-	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
+	/* the CQ a page of CQEs, the SQ deep enough for 7 laps of it */
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 512, .max_send_sge = 1 } };
 	struct gdma_wqe_header h = { .num_sge = 1, .oob_size = GDMA_OOB_SMALL };
 	struct manadv_qp dqp;
 	struct manadv_cq dcq;
@@ -786,8 +797,8 @@ static void case_overrun(void)
 	CHECK(!manadv_api_load(&api), "manadv in the loaded libmana");
 	if (!e.pd || !api.init_obj)
 		goto out;
-	qp = sq_create(&e, e.pd, &qa, 4, &cq);
-	CHECK(qp, "send QP of 4 on a CQ of 4: %s", strerror(errno));
+	qp = sq_create(&e, e.pd, &qa, 64, &cq);
+	CHECK(qp, "send QP of 512 on a CQ of 64: %s", strerror(errno));
 	if (!qp)
 		goto out;
 	obj.qp.in = qp;
