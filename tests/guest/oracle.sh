@@ -29,7 +29,8 @@
 #
 #   oracle.sh diff A B [EXPLAINED]
 #       Compares two collections key by key ("key = value" lines; devinfo
-#       lines by their text) and prints each difference as
+#       lines by their text; a part neither collected is skipped, one only
+#       one side has differs) and prints each difference as
 #         differs KEY: A-VALUE | B-VALUE
 #       EXPLAINED holds "REGEX<TAB>reason" lines: a difference whose key
 #       matches one is printed as "explained KEY: ... (reason)".  Exit 1 if
@@ -137,6 +138,8 @@ compare() {
 	a=$1 b=$2 explained=${3:-/dev/null}
 	rc=0
 	for f in probe.txt bad_inputs.txt devinfo.txt contract.txt diag_up.txt diag_down.txt; do
+		# a part neither side collected is not compared
+		[ -f "$a/$f" ] || [ -f "$b/$f" ] || continue
 		[ -f "$a/$f" ] && [ -f "$b/$f" ] || {
 			echo "differs $f: missing in $a or $b"
 			rc=1
