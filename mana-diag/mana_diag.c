@@ -251,9 +251,11 @@ static void print_json(const struct diag *d, int status)
  * node modes, paths).  Checks not listed (libibverbs, hugepages: wholly
  * the machine's) are left out, verdict and all.
  */
+#define ORACLE_KEEP_MAX 6
+
 static const struct {
 	const char *id;
-	const char *keep[6];
+	const char *keep[ORACLE_KEEP_MAX];
 } oracle_keep[] = {
 	{ "pci", { "functions.*.vendor", "functions.*.device",
 		   "functions.*.driver", "cause" } },
@@ -274,7 +276,7 @@ static bool flat_kept(const struct flat *f, const char *key)
 {
 	unsigned int i;
 
-	for (i = 0; i < 6 && f->keep[i]; i++)
+	for (i = 0; i < ORACLE_KEEP_MAX && f->keep[i]; i++)
 		if (!fnmatch(f->keep[i], key, 0))
 			return true;
 	return false;
