@@ -2,10 +2,14 @@
 /*
  * mana-diag: why MANA does not work on this machine.  Runs the checks in
  * order, one line each with its verdict and, when something is wrong,
- * the fix; --json gives the same for machines.  Exit status: 0 nothing
- * failed, 1 a check failed, 2 the checks could not run.
+ * the fix; --json gives the same for machines; --oracle gives what the
+ * kernel and the device answered, as "key = value" lines for the
+ * differential oracle (issue 23, tests/guest/oracle.sh).  Exit status: 0
+ * nothing failed, 1 a check failed, 2 the checks could not run.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +241,152 @@ static void print_json(const struct diag *d, int status)
 	sb_free(&b);
 }
 
+/* ---- --oracle: the kernel's and the device's answers only ------------------ */
+
+/*
+ * The data members each check's oracle lines keep (fnmatch patterns over
+ * the flattened key, array elements by index): what the kernel, the device
+ * and the provider answer, never what belongs to the machine (PCI address,
+ * kernel release, platform, netdev names and indexes, the netvsc master,
+ * node modes, paths).  Checks not listed (libibverbs, hugepages: wholly
+ * the machine's) are left out, verdict and all.
+ */
+#define ORACLE_KEEP_MAX 6
+
+static const struct {
+	const char *id;
+	const char *keep[ORACLE_KEEP_MAX];
+} oracle_keep[] = {
+	{ "pci", { "functions.*.vendor", "functions.*.device",
+		   "functions.*.driver", "cause" } },
+	{ "kernel", { "mana", "mana_ib", "ib_uverbs" } },
+	{ "rdma", { "ibdev", "uverbs", "access" } },
+	{ "driver_id", { "netlink", "driver_id", "expected", "provider" } },
+	{ "netdev", { "ibdev", "port", "port_state", "mac", "admin_up",
+		      "operstate" } },
+	{ "probe", { "ibdev", "port", "failed_step", "errno" } },
+};
+
+struct flat {
+	const char *prefix;	/* "diag.ID[.SUBJECT]" */
+	const char *const *keep;
+};
+
+static bool flat_kept(const struct flat *f, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORACLE_KEEP_MAX && f->keep[i]; i++)
+		if (!fnmatch(f->keep[i], key, 0))
+			return true;
+	return false;
+}
+
+static void flat_leaf(const struct flat *f, const char *key, const char *val)
+{
+	const char *name;
+
+	if (!flat_kept(f, key))
+		return;
+	/* an errno by name: the same number means the same on both sides */
+	if (!strcmp(key, "errno") && isdigit((unsigned char)*val) &&
+	    (name = strerrorname_np(atoi(val))))
+		val = name;
+	printf("%s.%s = %s\n", f->prefix, key, val);
+}
+
+static const char *flat_value(const struct flat *f, const char *p, char *key,
+			      size_t klen);
+
+/* Members "key": value up to the closing '}' (or the end); after it. */
+static const char *flat_members(const struct flat *f, const char *p, char *key,
+				size_t klen)
+{
+	size_t len = strlen(key);
+
+	while (*p && *p != '}') {
+		const char *end;
+
+		while (*p == ' ' || *p == ',' || *p == '\n')
+			p++;
+		if (*p != '"')
+			break;
+		end = strchr(p + 1, '"');	/* keys are plain words */
+		if (!end)
+			return p + strlen(p);
+		snprintf(key + len, klen - len, "%s%.*s", len ? "." : "",
+			 (int)(end - p - 1), p + 1);
+		p = end + 1;
+		while (*p == ':' || *p == ' ')
+			p++;
+		p = flat_value(f, p, key, klen);
+		key[len] = 0;
+	}
+	return *p ? p + 1 : p;
+}
+
+/* One JSON value at @p named @key: its scalar leaves printed; after it. */
+static const char *flat_value(const struct flat *f, const char *p, char *key,
+			      size_t klen)
+{
+	size_t len = strlen(key);
+	struct sbuf v = { 0 };
+	unsigned int i;
+
+	if (*p == '{')
+		return flat_members(f, p + 1, key, klen);
+	if (*p == '[') {
+		p++;
+		for (i = 0; *p && *p != ']'; i++) {
+			while (*p == ' ' || *p == ',')
+				p++;
+			if (*p == ']')
+				break;
+			snprintf(key + len, klen - len, ".%u", i);
+			p = flat_value(f, p, key, klen);
+			key[len] = 0;
+		}
+		return *p ? p + 1 : p;
+	}
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;	/* js_quote's escapes, kept as the char */
+			sb_printf(&v, "%c", *p);
+		}
+		if (*p)
+			p++;
+	} else {
+		while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ')
+			sb_printf(&v, "%c", *p++);
+	}
+	flat_leaf(f, key, v.s ? v.s : "");
+	sb_free(&v);
+	return p;
+}
+
+static void print_oracle(void)
+{
+	char prefix[DIAG_NAME * 3], key[256];
+	struct result *r;
+	unsigned int i;
+
+	for (r = results; r; r = r->next) {
+		struct flat f = { .prefix = prefix };
+
+		for (i = 0; i < sizeof(oracle_keep) / sizeof(oracle_keep[0]); i++)
+			if (!strcmp(oracle_keep[i].id, r->id))
+				f.keep = oracle_keep[i].keep;
+		if (!f.keep)
+			continue;
+		snprintf(prefix, sizeof(prefix), "diag.%s%s%s", r->id,
+			 r->subject[0] ? "." : "", r->subject);
+		printf("%s.verdict = %s\n", prefix, verdict_names[r->verdict]);
+		key[0] = 0;
+		flat_members(&f, sb_str(&r->data), key, sizeof(key));
+	}
+}
+
 static void free_results(void)
 {
 	while (results) {
@@ -255,13 +405,14 @@ static void free_results(void)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: mana-diag [--probe] [--json]\n"
+		"Usage: mana-diag [--probe] [--json | --oracle]\n"
 		"Check why MANA (Microsoft Azure Network Adapter) does or does not work\n"
 		"here: PCI function, kernel modules, RDMA device and uverbs node, driver id\n"
 		"and the provider libibverbs binds, libibverbs, netdev pairing and state,\n"
 		"huge pages, and with --probe the DPDK object graph on every port.\n\n"
 		"  --probe   open each device and create and destroy DPDK's objects\n"
 		"  --json    machine-readable report (see mana-diag(8))\n"
+		"  --oracle  the kernel's and device's answers as key = value lines\n"
 		"  --help    this text\n\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 could not run.\n");
 }
@@ -290,10 +441,12 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "probe", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "oracle", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	static struct diag d;
+	bool oracle = false;
 	int c, status;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -303,6 +456,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			d.json = true;
+			break;
+		case 'o':
+			oracle = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -339,7 +495,9 @@ int main(int argc, char **argv)
 	}
 	status = exit_status();
 	fflush(stderr);
-	if (d.json)
+	if (oracle)
+		print_oracle();
+	else if (d.json)
 		print_json(&d, status);
 	else
 		print_text();

@@ -59,16 +59,22 @@ static void pd_free(struct ibv_pd *pd, void *ctx, void *ptr, uint64_t type)
 	free(ptr);
 }
 
-/* A CQ for raw and RSS queues: its ring from the parent domain. */
-static struct ibv_cq *raw_cq(struct env *e)
+/* A CQ of @cqe for raw and RSS queues: its ring from the parent domain. */
+static struct ibv_cq *raw_cq_of(struct env *e, uint32_t cqe)
 {
 	struct ibv_cq_init_attr_ex ca = {
-		.cqe = 64, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+		.cqe = cqe, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
 		.parent_domain = e->parent,
 	};
 	struct ibv_cq_ex *cq = ibv_create_cq_ex(e->ctx, &ca);
 
 	return cq ? ibv_cq_ex_to_cq(cq) : NULL;
+}
+
+/* 64 entries, a page: the smallest queue the hardware takes */
+static struct ibv_cq *raw_cq(struct env *e)
+{
+	return raw_cq_of(e, 64);
 }
 
 static struct ibv_wq *mk_wq(struct env *e, struct ibv_cq *cq)
@@ -609,6 +615,28 @@ static int init_obj_null_out(struct env *e)
 	return err;
 }
 
+/*
+ * A raw QP whose CQ (the application's ring, its depth as asked) is under
+ * a page: mana_ib gives CREATE_WQ_OBJ cqe * 64 bytes and the device
+ * refuses a queue smaller than a page (EPROTO).  DPDK never asks for
+ * fewer than 64 entries; our own rings are a page at least.
+ */
+static int sq_small_cq(struct env *e)
+{
+	struct ibv_cq *cq = raw_cq_of(e, 32);
+	struct ibv_qp *qp;
+	int err;
+
+	if (!cq)
+		return SETUP_FAILED + errno;
+	qp = mk_sq(e, e->parent, cq, 32, 1, 0, IBV_QPT_RAW_PACKET);
+	err = qp ? 0 : errno;
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	return err;
+}
+
 static const struct bad_case {
 	const char *name;
 	int (*run)(struct env *e);
@@ -653,6 +681,7 @@ static const struct bad_case {
 	{ "qp: no send CQ", sq_no_cq, EINVAL },
 	{ "qp: port 9", sq_bad_port, EINVAL },
 	{ "qp: CQ shared by two SQs", sq_shared_cq, EINVAL },
+	{ "qp: CQ of 32 entries (under a page)", sq_small_cq, EPROTO },
 	{ "destroy: CQ used by a QP", destroy_busy_cq, EBUSY },
 	{ "destroy: WQ in a table", destroy_busy_wq, EBUSY },
 	{ "destroy: table used by a QP", destroy_busy_table, EBUSY },

@@ -242,6 +242,25 @@ expect "missing module verdict" "$TMP/nomod.txt" '^FAIL +kernel +Linux .*; not l
 expect "missing module fix" "$TMP/nomod.txt" '^ +fix: sudo modprobe -a mana_ib'
 jcheck "missing module: fields" nomod "c('kernel')['data']['mana_ib'] is False and c('rdma')['verdict'] == 'FAIL'"
 
+# ---- --oracle: the kernel's and the device's answers, nothing of the machine ----------
+# (the differential oracle's diag part, tests/guest/oracle.sh)
+"$EMU" --kernel=6.14 --ports=2 -- $AS "$DIAG" --probe --oracle >"$TMP/oracle.txt" 2>"$TMP/oracle.err"
+[ $? -eq 0 ] && ok || fail "--oracle healthy: want exit 0"
+expect "oracle: every line a key = value" "$TMP/oracle.txt" '^diag\.[a-z_]+(\.[^ =]+)+ = '
+expect_not "oracle: nothing else" "$TMP/oracle.txt" '^($|[^d]|d[^i]|.*[^ ] = $)'
+[ "$(grep -c '\.verdict = ' "$TMP/oracle.txt")" -eq 8 ] && ok ||
+	fail "oracle: 8 verdicts (of 10 checks, libibverbs and hugepages left out): $(grep '\.verdict' "$TMP/oracle.txt")"
+expect "oracle: pci function" "$TMP/oracle.txt" '^diag\.pci\.functions\.0\.device = 00ba$'
+expect "oracle: port 2's state" "$TMP/oracle.txt" '^diag\.netdev\.mana_0/2\.port_state = DOWN$'
+expect "oracle: probe" "$TMP/oracle.txt" '^diag\.probe\.mana_0/1\.failed_step = null$'
+expect "oracle: driver id" "$TMP/oracle.txt" '^diag\.driver_id\.mana_0\.driver_id = 20$'
+expect_not "oracle: nothing of the machine" "$TMP/oracle.txt" '7870:00|enP30832|eth[01]|uverbs0 \(|/dev/|libibverbs|hugepages|release|Linux|bdf|master|ifindex|mode'
+# a held vport: the probe's errno by name
+"$EMU" --kernel=6.14 --netdev-up -- $AS "$DIAG" --probe --oracle >"$TMP/oracle_up.txt" 2>"$TMP/oracle_up.err"
+[ $? -eq 1 ] && ok || fail "--oracle held vport: want exit 1"
+expect "oracle: held vport errno" "$TMP/oracle_up.txt" '^diag\.probe\.mana_0/1\.errno = ENODEV$'
+expect "oracle: held vport verdict" "$TMP/oracle_up.txt" '^diag\.netdev\.mana_0/1\.verdict = FAIL$'
+
 # ---- could not run: exit 2 ------------------------------------------------------------------
 "$DIAG" --bogus >/dev/null 2>"$TMP/bogus.err"
 [ $? -eq 2 ] && ok || fail "bad option: want exit 2"

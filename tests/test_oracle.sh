@@ -17,19 +17,28 @@ HERE=$(dirname "$(realpath "$0")")
 . "$HERE/check.sh"
 ORACLE=$HERE/guest/oracle.sh
 export ORACLE_PROBE=$BUILD/bin/oracle_probe ORACLE_BAD_INPUTS=$BUILD/bin/test_bad_inputs
+export ORACLE_CONTRACT=$BUILD/bin/test_verbs_contract ORACLE_DIAG=$BUILD/bin/mana-diag
 
 # collect DIR KERNEL: the RDMA parts with the netdev up and an address
-# (GIDs), the misuse matrix with it down (raw QPs need the vport)
+# (GIDs), the misuse matrix and the contract cases with it down (raw QPs
+# need the vport), mana-diag in both states
 collect() {
 	"$BUILD/bin/mana-emu" --kernel="$2" --netdev-up --ip=10.0.0.1/24 -- \
-		"$ORACLE" collect "$1" probe devinfo || fail "collect $2 (probe)"
-	"$BUILD/bin/mana-emu" --kernel="$2" -- "$ORACLE" collect "$1" bad_inputs ||
-		fail "collect $2 (bad_inputs)"
+		"$ORACLE" collect "$1" probe devinfo diag_up || fail "collect $2 (probe)"
+	"$BUILD/bin/mana-emu" --kernel="$2" -- "$ORACLE" collect "$1" bad_inputs \
+		contract diag_down || fail "collect $2 (bad_inputs)"
 	grep -q '^devices = [12]$' "$1/probe.txt" || fail "$1/probe.txt: $(head -3 "$1/probe.txt")"
 	[ "$(grep -c '^bad_inputs\.' "$1/bad_inputs.txt")" -ge 30 ] ||
 		fail "$1/bad_inputs.txt: $(head -3 "$1/bad_inputs.txt")"
 	grep -q '^devinfo\.mana_0\.port1\.state = PORT_ACTIVE' "$1/devinfo.txt" ||
 		fail "$1/devinfo.txt: no active mana_0 port"
+	# every contract case ran to its end
+	[ "$(grep -c '^contract\.[a-z]*\.exit = 0$' "$1/contract.txt")" -eq 5 ] &&
+		[ "$(grep -c '^contract\.' "$1/contract.txt")" -ge 100 ] ||
+		fail "$1/contract.txt: $(grep exit "$1/contract.txt")"
+	grep -q '^diag\.up\.netdev\.mana_0/1\.operstate = up$' "$1/diag_up.txt" &&
+		grep -Eq '^diag\.down\.probe\.manae?_0/1\.verdict = OK$' "$1/diag_down.txt" ||
+		fail "$1/diag_*.txt: $(cat "$1/diag_up.txt" "$1/diag_down.txt")"
 }
 
 case $MODE in

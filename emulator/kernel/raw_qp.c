@@ -280,7 +280,13 @@ static bool cq_region_taken(const struct emu_cq *cq)
 	return cq->hw || cq->rnic_hw;
 }
 
-/* Hardware CQ for a verbs CQ being bound to a new SQ or RQ. */
+/*
+ * Hardware CQ for a verbs CQ being bound to a new SQ or RQ.  mana_ib
+ * gives CREATE_WQ_OBJ the CQ's size as cqe * 64 bytes, and the device
+ * refuses a queue smaller than a page (MANA_MIN_QSIZE: the drivers never
+ * make a smaller one, rdma-core's libmana and DPDK never ask for one;
+ * mana-vfio refuses it too): EPROTO, the status mana_ib turns it into.
+ */
 static struct emu_hwq *hw_cq_create(struct emu_ucontext *ctx,
 				    struct emu_cq *cq, uint32_t port)
 {
@@ -289,7 +295,13 @@ static struct emu_hwq *hw_cq_create(struct emu_ucontext *ctx,
 		.size = cq->cqe * GDMA_CQE_SIZE, .port = port, .ucq = cq,
 		.count = cq->cqe,
 	};
-	struct emu_hwq *q = emu_hwq_create(&r);
+	struct emu_hwq *q;
+
+	if (r.size < MANA_MIN_QSIZE) {
+		errno = EPROTO;
+		return NULL;
+	}
+	q = emu_hwq_create(&r);
 
 	if (q)
 		cq->hw = q;

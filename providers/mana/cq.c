@@ -74,13 +74,20 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 		goto err_buf;
 	}
 	/*
-	 * An RNIC CQ's depth is a power of two, as hardware queues are
-	 * (rdma-core goes further and takes the whole buffer; manadv users
-	 * count on the depth they asked for when it is a power of two).
+	 * A CQ on our own ring: its depth a power of two, as hardware queues
+	 * are, and at least a page of CQEs, the smallest queue the hardware
+	 * takes (MANA_MIN_QSIZE): the kernel hands the device cqe * 64 bytes
+	 * for a raw queue's CQ (refused below a page, EPROTO, on mana-vfio as
+	 * on mana-emu), and an RNIC CQ's ring is its whole DMA region, a page
+	 * at least (rdma-core takes the whole buffer likewise; manadv users
+	 * count on the depth they asked for when it is a power of two of a
+	 * page or more).
 	 */
 	if (cq->buf.source == MANA_BUF_OWN &&
 	    mana_roundup_pow2(cq->count) <= MANA_CQE_MAX)
 		cq->count = mana_roundup_pow2(cq->count);
+	if (cq->buf.source == MANA_BUF_OWN && cq->count < MANA_MIN_QSIZE / MANA_CQE_SIZE)
+		cq->count = MANA_MIN_QSIZE / MANA_CQE_SIZE;
 	mana_cq_init_consumer(cq);
 
 	memset(&cmd, 0, sizeof(cmd));
