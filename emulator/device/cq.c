@@ -13,7 +13,7 @@
  * ring is never judged.  A doorbell carries the index modulo 8 laps
  * (gdma_cq_db_unconsumed()); when it shows the consumer more than count
  * entries behind the producer, the entries overwritten unread are counted
- * as CQ drops and IB_EVENT_CQ_ERR is raised.  A consumer 7 or 8 laps
+ * as CQ drops (no event: see cq_count_lost()).  A consumer 7 or 8 laps
  * behind aliases, for the device as for the owner bits, to an empty or a
  * full ring.
  */
@@ -34,8 +34,11 @@ void emu_cq_post(struct emu_hwq *cq, uint8_t *cqe, uint32_t wq_num,
 
 /*
  * A doorbell put the consumer at @cons: the entries overwritten before it
- * reached them.  An overrun the consumer has not been told of (none since
- * the position it last reported) raises IB_EVENT_CQ_ERR for the CQ.
+ * reached them, counted as the CQ's drops; an overrun the consumer has
+ * not reported before counts once in cq_overruns.  No event: no mana_ib
+ * has a path from the device to IB_EVENT_CQ_ERR (its EQ handler knows
+ * completions and QP_FATAL only), so the consumer learns of the loss by
+ * the owner bits alone, as on Azure.
  */
 static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 {
@@ -49,10 +52,8 @@ static void cq_count_lost(struct emu_hwq *cq, uint32_t cons)
 	if ((int32_t)(upto - from) > 0) {
 		cq->st.drops += upto - from;
 		cq->lost_upto = upto;
-		if (!told && devst.ops && devst.ops->cq_error) {
+		if (!told)
 			devst.cq_overruns++;
-			devst.ops->cq_error(cq->ctx, cq->ucq);
-		}
 	}
 }
 

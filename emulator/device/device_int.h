@@ -71,7 +71,7 @@ struct device_state {
 	bool sq_blocked;		/* an SQ waits for its wire's room */
 	/* device-wide counters */
 	uint64_t doorbells, bad_doorbells, foreign_doorbells;
-	uint64_t cq_overruns;		/* IB_EVENT_CQ_ERR raised */
+	uint64_t cq_overruns;		/* CQ overruns seen at a doorbell */
 	uint64_t port_unsteered[MANA_EMU_MAX_PORTS];
 	uint64_t port_rxq_drops[MANA_EMU_MAX_PORTS];
 	bool foreign_logged, bad_logged;

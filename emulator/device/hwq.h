@@ -125,8 +125,6 @@ struct emu_device_ops {
 	unsigned int (*ucontext_count)(void);
 	/* the completion event of an armed verbs CQ */
 	void (*cq_event)(struct emu_cq *ucq);
-	/* IB_EVENT_CQ_ERR: completions of @ucq were overwritten unread */
-	void (*cq_error)(struct emu_ucontext *ctx, struct emu_cq *ucq);
 	/* IB_EVENT_DEVICE_FATAL to every context */
 	void (*device_fatal)(void);
 	/* the user address of the context's doorbell page (test API) */

@@ -300,17 +300,3 @@ void emu_post_port_event(const struct emu_ibdev *d, unsigned int port,
 						       sizeof(desc));
 }
 
-/* IB_EVENT_CQ_ERR: the device overwrote completions of @cq not yet consumed. */
-void emu_post_cq_error(struct emu_ucontext *ctx, struct emu_cq *cq)
-{
-	struct ib_uverbs_async_event_desc desc = {
-		.element = cq->user_handle, .event_type = IBV_EVENT_CQ_ERR,
-	};
-	struct emu_event_file *ev;
-
-	if (emu_verbose())
-		emu_log("CQ overrun: async event CQ_ERR");
-	for (ev = ctx->file->events; ev; ev = ev->next)
-		if (ev->async)
-			emu_event_post(ev, cq, &desc, sizeof(desc));
-}

@@ -77,7 +77,6 @@ static const struct emu_device_ops device_ops = {
 	.ucontext_find = emu_ucontext_find,
 	.ucontext_count = dev_ucontext_count,
 	.cq_event = dev_cq_event,
-	.cq_error = emu_post_cq_error,
 	.device_fatal = emu_post_device_fatal,
 	.db_page = dev_db_page,
 };

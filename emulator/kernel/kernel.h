@@ -347,7 +347,6 @@ void emu_post_device_fatal(void);
 /* IB_EVENT_PORT_ACTIVE / PORT_ERR to every context of @d (link.c) */
 void emu_post_port_event(const struct emu_ibdev *d, unsigned int port,
 			 uint32_t event_type);
-void emu_post_cq_error(struct emu_ucontext *ctx, struct emu_cq *cq);
 
 /* Objects */
 struct emu_obj *emu_obj_lookup(struct emu_ucontext *ctx,
