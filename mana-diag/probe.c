@@ -262,8 +262,28 @@ static void probe_dev(const struct diag_dev *dev, struct ibv_device *ibdev)
 	ibv_close_device(ctx);
 }
 
+/*
+ * The RNIC of a function that also has an Ethernet device (manae_N, from
+ * Linux 6.16): raw packet QPs live on the Ethernet one; mana_ib refuses
+ * them on the RNIC (EINVAL), so the RNIC has no DPDK graph to probe.
+ */
+static const struct diag_dev *eth_sibling(const struct diag *d,
+					  const struct diag_dev *dev)
+{
+	unsigned int k;
+
+	if (strncmp(dev->name, "mana_", 5))
+		return NULL;
+	for (k = 0; k < d->ndevs; k++)
+		if (!strncmp(d->devs[k].name, "manae_", 6) &&
+		    !strcmp(d->devs[k].bdf, dev->bdf))
+			return &d->devs[k];
+	return NULL;
+}
+
 void check_probe(struct diag *d)
 {
+	const struct diag_dev *eth;
 	struct ibv_device **list;
 	unsigned int k;
 	int i, n;
@@ -286,6 +306,13 @@ void check_probe(struct diag *d)
 			result_set(result_add("probe", dev->name), V_SKIP,
 				   "libibverbs does not list %s (see driver_id)",
 				   dev->name);
+			continue;
+		}
+		eth = eth_sibling(d, dev);
+		if (eth) {
+			result_set(result_add("probe", dev->name), V_SKIP,
+				   "the RNIC of %s: raw packet QPs (DPDK's) are on "
+				   "its Ethernet device %s", dev->bdf, eth->name);
 			continue;
 		}
 		probe_dev(dev, ibdev);

@@ -87,6 +87,11 @@ expect "healthy port 1" "$TMP/healthy.txt" '^OK +netdev +mana_0/1: VF enP30832s1
 expect "healthy port 2" "$TMP/healthy.txt" '^OK +netdev +mana_0/2: VF enP30832s1d1 \(00:0d:3a:00:00:02\) down, master eth1 down'
 expect "healthy probe 1" "$TMP/healthy.txt" '^OK +probe +mana_0/1: .*created and destroyed'
 expect "healthy probe 2" "$TMP/healthy.txt" '^OK +probe +mana_0/2: .*created and destroyed'
+# the split (6.16 on): the RNIC mana_0 has no raw QPs, its manae_0 does
+diag split 0 --kernel=7.2 -- --probe
+expect "split: the RNIC is not probed" "$TMP/split.txt" '^SKIP +probe +mana_0: the RNIC of 7870:00:00.0: raw packet QPs \(DPDK.s\) are on its Ethernet device manae_0'
+expect "split: the Ethernet device is" "$TMP/split.txt" '^OK +probe +manae_0/1: .*created and destroyed'
+expect_not "split has no FAIL" "$TMP/split.txt" '^FAIL'
 # huge pages: the emulated pools; the mount table is the host's (WARN without one)
 expect "healthy hugepages" "$TMP/healthy.txt" '^(OK|WARN) +hugepages +2048kB: 1024 \(1024 free; node0 1024\)'
 expect_not "healthy has no FAIL" "$TMP/healthy.txt" '^FAIL'
