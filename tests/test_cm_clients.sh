@@ -209,19 +209,22 @@ cmtime)
 	}
 	client cmtime -- cmtime -s $SERVER_IP -c 50
 	check "cmtime: the client" test $? -eq 0
+	# bookworm's cmtime makes 50 connections, trixie's a warm-up round
+	# and rounds with and without QPs: every one the server had ends
+	est() { grep -c 'rdma_cm id [0-9]*: event 9 status 0' "$TMP/cmtime.server"; }
+	disc() { grep -c 'rdma_cm id [0-9]*: event 10 status 0' "$TMP/cmtime.server"; }
 	for i in $(seq 100); do
-		[ "$(grep -c 'rdma_cm id [0-9]*: event 10 status 0' "$TMP/cmtime.server")" -ge 50 ] &&
-			break
+		[ "$(disc)" -ge 50 ] && [ "$(disc)" -eq "$(est)" ] && break
 		sleep 0.05
 	done
 	kill -TERM "$SPID" 2>/dev/null
 	wait "$SPID"
-	check "cmtime: the server had 50 connections, 50 disconnected" test \
-		"$(grep -c 'rdma_cm id [0-9]*: event 9 status 0' "$TMP/cmtime.server")" -eq 50 -a \
-		"$(grep -c 'rdma_cm id [0-9]*: event 10 status 0' "$TMP/cmtime.server")" -eq 50
+	check "cmtime: the server had 50 connections or more ($(est)), each disconnected ($(disc))" \
+		test "$(est)" -ge 50 -a "$(disc)" -eq "$(est)"
+	# "create id : 0.25 ..." (bookworm) or "create id  4  230 ..." (trixie)
 	for step in 'create id' 'resolve addr' 'resolve route' 'create qp' \
-		connect disconnect destroy; do
-		expect "cmtime: $step timed" "$TMP/cmtime.client" "^$step\s*:\s+[\d.]+\s+[\d.]+"
+		disconnect; do
+		expect "cmtime: $step timed" "$TMP/cmtime.client" "^$step\s*:?\s+[\d.]+\s+[\d.]+"
 	done
 	;;
 rsocket)
