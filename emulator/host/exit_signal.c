@@ -60,17 +60,26 @@ struct ksigaction {
  */
 #define EXIT_DREP_WAIT_MS 200
 
+/* How long the lock may stay busy before the DREQs are given up. */
+#define EXIT_LOCK_WAIT_MS 100
+
 /*
  * trylock only: from a signal handler the thread we interrupted may hold
- * emu.lock (its state half changed), and then no DREQ is sent.
+ * emu.lock (its state half changed), and then no DREQ is sent.  Another
+ * thread (the device's, mid-round) holds it for microseconds: retry a
+ * while, or a SIGTERM that lands in a device round sends no DREQ (seen
+ * under ASan, cm.exited.term).
  */
 void emu_exit_cm_disconnect(void)
 {
 	struct timespec ms = { .tv_nsec = 1000000 };
 	unsigned int i, left;
 
-	if (pthread_mutex_trylock(&emu.lock))
-		return;
+	for (i = 0; pthread_mutex_trylock(&emu.lock); i++) {
+		if (i >= EXIT_LOCK_WAIT_MS)
+			return;
+		nanosleep(&ms, NULL);
+	}
 	left = emu_cm_exit();
 	pthread_mutex_unlock(&emu.lock);
 	for (i = 0; left && i < EXIT_DREP_WAIT_MS; i++) {
