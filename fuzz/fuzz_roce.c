@@ -191,8 +191,10 @@ static struct emu_rc_qp_hw *qp_make(uint32_t ids[EMU_RC_QUEUES], bool uc)
 	FUZZ_CHECK(!emu_rc_qp_hw_create(&req, &qp, ids));
 	a.state = EMU_RC_INIT;
 	a.access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	/* each transition with what the IB state machine requires of it */
 	FUZZ_CHECK(!emu_rc_qp_hw_modify(qp, &a, IBV_QP_STATE |
-					IBV_QP_ACCESS_FLAGS));
+					IBV_QP_ACCESS_FLAGS |
+					IBV_QP_PKEY_INDEX | IBV_QP_PORT));
 	a.state = EMU_RC_RTR;
 	a.path_mtu = MTU_ENUM;
 	a.dest_qp_num = ids[EMU_RC_RQ_RESPONDER];
@@ -204,18 +206,19 @@ static struct emu_rc_qp_hw *qp_make(uint32_t ids[EMU_RC_QUEUES], bool uc)
 	FUZZ_CHECK(!emu_rc_qp_hw_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV |
 					IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 					IBV_QP_RQ_PSN |
-					IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_MIN_RNR_TIMER));
+					(uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+						  IBV_QP_MIN_RNR_TIMER)));
 	a.state = EMU_RC_RTS;
 	a.sq_psn = SQ_PSN;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
-	FUZZ_CHECK(!emu_rc_qp_hw_modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-					IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					IBV_QP_SQ_PSN |
-					IBV_QP_MAX_QP_RD_ATOMIC));
+	FUZZ_CHECK(!emu_rc_qp_hw_modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+					(uc ? 0 : IBV_QP_TIMEOUT |
+						  IBV_QP_RETRY_CNT |
+						  IBV_QP_RNR_RETRY |
+						  IBV_QP_MAX_QP_RD_ATOMIC)));
 	/* responder: two receive WQEs; requester: WRITE 8 KiB, READ, SEND */
 	recv_wqe(&rq, ids[EMU_RC_RQ_RESPONDER], EMU_RC_RQ_RESPONDER, 0,
 		 IOVA_A + 0x10000, 0x2000);
