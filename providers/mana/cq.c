@@ -13,13 +13,39 @@
 MANA_DECLARE_DRV_CMD(mana_create_cq, ibv_create_cq, ib_uverbs_create_cq_resp,
 		     mana_ib_create_cq, mana_ib_create_cq_resp);
 
+/*
+ * The kernel's CQ over @cq's ring, on @channel and cq->comp_vector: an
+ * RNIC CQ (a hardware CQ now, for RC QPs) if @rnic.  0 or an errno; the
+ * ids (UINT32_MAX from kernels that return none) set on success.
+ * @context: the CQ's own is not set before its first creation.
+ */
+static int kernel_cq(struct ibv_context *context, struct mana_cq *cq,
+		     struct ibv_comp_channel *channel, bool rnic)
+{
+	struct mana_create_cq_resp resp;
+	struct mana_create_cq cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
+	if (rnic)
+		cmd.drv.flags = MANA_IB_CREATE_RNIC_CQ;
+	/* Kernels that do not return a CQ id leave this untouched. */
+	resp.drv.cqid = UINT32_MAX;
+	ret = ibv_cmd_create_cq(context, (int)cq->count, channel,
+				cq->comp_vector, &cq->vcq.cq, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (!ret)
+		cq->cqid = cq->rnic_cqid = resp.drv.cqid;
+	return ret;
+}
+
 static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 				 struct ibv_comp_channel *channel,
 				 int comp_vector, struct mana_pd *pd)
 {
 	struct mana_context *ctx = to_mctx(context);
-	struct mana_create_cq_resp resp;
-	struct mana_create_cq cmd;
 	struct mana_caps caps;
 	struct mana_cq *cq;
 	int ret;
@@ -90,26 +116,15 @@ static struct mana_cq *create_cq(struct ibv_context *context, int cqe,
 		cq->count = MANA_MIN_QSIZE / MANA_CQE_SIZE;
 	mana_cq_init_consumer(cq);
 
-	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
 	/*
 	 * A hardware CQ now, for RC QPs (RNIC CQ), unless the buffer is the
 	 * application's (DPDK's raw queues), as rdma-core decides.
 	 */
-	if (cq->buf.source == MANA_BUF_OWN)
-		cmd.drv.flags = MANA_IB_CREATE_RNIC_CQ;
-	/* Kernels that do not return a CQ id leave this untouched. */
-	resp.drv.cqid = UINT32_MAX;
-	ret = ibv_cmd_create_cq(context, (int)cq->count, channel, comp_vector,
-				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	ret = kernel_cq(context, cq, channel, cq->buf.source == MANA_BUF_OWN);
 	if (ret) {
 		mana_err(context, "CREATE_CQ failed: %s", strerror(ret));
 		goto err_buf;
 	}
-	cq->cqid = resp.drv.cqid;
-	cq->rnic_cqid = resp.drv.cqid;
 	/*
 	 * No mana_ib sets the core's cqe, so the kernel answers 0: report
 	 * the depth the ring really has, as applications size by it.
@@ -204,8 +219,6 @@ int mana_cq_for_raw(struct mana_cq *cq)
 	struct ibv_context *context = ibcq->context;
 	struct ibv_comp_channel *channel = ibcq->channel;
 	void *cq_context = ibcq->cq_context;
-	struct mana_create_cq_resp resp;
-	struct mana_create_cq cmd;
 	struct mana_caps caps;
 	int ret;
 
@@ -228,13 +241,7 @@ int mana_cq_for_raw(struct mana_cq *cq)
 		mana_err(context, "DESTROY_CQ of the RNIC CQ failed: %s", strerror(ret));
 		return ret;
 	}
-	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	cmd.drv.buf_addr = (uintptr_t)cq->buf.addr;
-	resp.drv.cqid = UINT32_MAX;
-	ret = ibv_cmd_create_cq(context, (int)cq->count, channel, cq->comp_vector,
-				ibcq, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	ret = kernel_cq(context, cq, channel, false);
 	/* what libibverbs set when the CQ was made */
 	ibcq->channel = channel;
 	ibcq->cq_context = cq_context;
@@ -247,7 +254,6 @@ int mana_cq_for_raw(struct mana_cq *cq)
 		return ret;
 	}
 	/* a kernel where every CQ of this device is an RNIC CQ says so again */
-	cq->cqid = cq->rnic_cqid = resp.drv.cqid;
 	mana_dbg(context, "RNIC CQ made an Ethernet CQ for a raw queue");
 	return 0;
 }
