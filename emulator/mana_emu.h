@@ -97,6 +97,12 @@ int mana_emu_quiesce(int timeout_ms);
 uint64_t mana_emu_device_syscalls(void);
 
 /*
+ * Wake-ups of the sleeping device thread so far (tests): doorbells and
+ * kicks that found it asleep and made a FUTEX_WAKE.
+ */
+uint64_t mana_emu_device_wakeups(void);
+
+/*
  * Application addresses that faulted in a device copy so far (each became
  * an error CQE or a counted drop): an MR's pages unmapped or made
  * read-only after registration.  Real hardware reaches the pages the

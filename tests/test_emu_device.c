@@ -10,7 +10,7 @@
  * Usage (under mana-emu): test_emu_device CASE
  *   loopback | errors | nobuf | overflow | rss | channel | threads |
  *   offload | coalesce | fatal | sigusr2 | drop_cqe | netdev |
- *   rss_udp | rss_udp_mask | die_term | die_abort | mprotect
+ *   rss_udp | rss_udp_mask | die_term | die_abort | mprotect | rq_quiet
  * (nobuf wants --rx-hold=8, coalesce --rx-coalesce, fatal
  *  --fault=fatal-after=5, drop_cqe --fault=drop-cqe=3, netdev --netdev-up
  *  and VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=FILE, rss_udp_mask --rss-hash=mask,
@@ -94,6 +94,26 @@ static int emu_queue(uint32_t type, uint32_t id, struct mana_emu_queue_info *q)
 
 	fn = (typeof(fn))dlsym(RTLD_DEFAULT, MANA_EMU_QUEUE_INFO_SYM);
 	return fn ? fn(type, id, q) : -ENOSYS;
+}
+
+/* The device thread's wake-ups so far (mana_emu_device_wakeups()). */
+static uint64_t emu_wakeups(void)
+{
+	uint64_t (*fn)(void);
+
+	fn = (typeof(fn))dlsym(RTLD_DEFAULT, "mana_emu_device_wakeups");
+	CHECK(fn, "mana_emu_device_wakeups not exported");
+	return fn ? fn() : 0;
+}
+
+/* Let the device finish its work and (very likely after 50 ms) sleep. */
+static void device_asleep(void)
+{
+	int (*quiesce)(int);
+
+	quiesce = (typeof(quiesce))dlsym(RTLD_DEFAULT, "mana_emu_quiesce");
+	CHECK(quiesce && quiesce(2000) == 0, "mana_emu_quiesce");
+	usleep(50000);
 }
 
 static struct mana_emu_queue_info qinfo(uint32_t type, uint32_t id)
@@ -695,6 +715,7 @@ static void case_nobuf(void)
 	struct mana_emu_queue_info q;
 	struct gdma_cqe c;
 	unsigned int i;
+	uint64_t wakes;
 
 	for (i = 0; i < 12; i++) {
 		uint8_t *f = s->bufs + (size_t)i * BUF_SIZE;
@@ -709,8 +730,14 @@ static void case_nobuf(void)
 	q = qinfo(MANA_EMU_QUEUE_RQ, r->dv.wq_id);
 	CHECK(q.drops == 4 && q.frames == 0, "RQ drops %llu, want 4 (8 held)",
 	      (unsigned long long)q.drops);
-	/* posting buffers delivers the held frames, oldest first */
+	/*
+	 * posting buffers delivers the held frames, oldest first; while
+	 * frames wait for buffers an RQ doorbell wakes the device at once
+	 */
+	device_asleep();
+	wakes = emu_wakeups();
 	fill_rq(r);
+	CHECK(emu_wakeups() > wakes, "the RQ doorbell woke the device holding frames");
 	for (i = 0; i < 8; i++) {
 		CHECK(rx_one(r, &o, &c) && o.ppi[0].pkt_len == FRAME,
 		      "held frame %u", i);
@@ -719,6 +746,50 @@ static void case_nobuf(void)
 		r->consumed++;
 	}
 	CHECK(cq_stays_empty(&r->cq, 0.1), "only the held frames");
+}
+
+/*
+ * With no frame waiting for a buffer, RQ doorbells do not wake the
+ * sleeping device: it takes them with the next frame's round, first.
+ */
+static void case_rq_quiet(void)
+{
+	struct sqx *s = &E.sq[0];
+	struct rqx *r = &E.rq[0];
+	struct mana_rx_comp_oob o;
+	struct mana_emu_queue_info q;
+	struct gdma_cqe c;
+	unsigned int i;
+	uint64_t wakes;
+
+	device_asleep();
+	wakes = emu_wakeups();
+	for (i = 0; i < 8; i++) {
+		post_rx(r);
+		ring_rq(r);
+	}
+	usleep(20000);
+	CHECK(emu_wakeups() == wakes, "8 RQ doorbells woke the device %llu times",
+	      (unsigned long long)(emu_wakeups() - wakes));
+	for (i = 0; i < 8; i++) {
+		uint8_t *f = s->bufs + (size_t)i * BUF_SIZE;
+
+		build_frame(f, FRAME, E.sport[0], i, true);
+		post_tx(s, f, FRAME);
+	}
+	ring_sq(s);
+	for (i = 0; i < 8; i++)
+		CHECK(cq_next(&s->cq, &c) && tx_type(&c) == CQE_TX_OKAY, "TX %u", i);
+	for (i = 0; i < 8; i++) {
+		CHECK(rx_one(r, &o, &c) && o.ppi[0].pkt_len == FRAME,
+		      "frame %u into a buffer of the quiet doorbells", i);
+		CHECK(frame_ok(r, r->consumed, E.sport[0], i, FRAME, true),
+		      "frame %u intact", i);
+		r->consumed++;
+	}
+	q = qinfo(MANA_EMU_QUEUE_RQ, r->dv.wq_id);
+	CHECK(q.frames == 8 && q.drops == 0, "RQ frames %llu drops %llu",
+	      (unsigned long long)q.frames, (unsigned long long)q.drops);
 }
 
 /* The consumer sleeps through more than a lap: owner bits show it. */
@@ -1220,7 +1291,7 @@ int main(int argc, char **argv)
 		{ "fatal", 1, 0 }, { "sigusr2", 1, 0 }, { "drop_cqe", 1, 0 },
 		{ "rss_udp", 1, 4 }, { "rss_udp_mask", 1, 4 },
 		{ "die_term", 1, 0 }, { "die_abort", 1, 0 },
-		{ "mprotect", 1, 1 },
+		{ "mprotect", 1, 1 }, { "rq_quiet", 1, 1 },
 	};
 	unsigned int i;
 
@@ -1261,6 +1332,8 @@ int main(int argc, char **argv)
 		case_rss_udp(!strcmp(name, "rss_udp_mask"));
 	else if (!strcmp(name, "mprotect"))
 		case_mprotect();
+	else if (!strcmp(name, "rq_quiet"))
+		case_rq_quiet();
 	else if (!strncmp(name, "die_", 4)) {
 		case_fatal(false);
 		if (check_failed)

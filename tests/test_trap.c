@@ -636,6 +636,60 @@ static void test_wake(uint8_t *a)
 	CHECK(trap_event_wait(20) == -ETIMEDOUT, "that kick consumed too");
 }
 
+/* Stores at 0x400 are quiet (the device's RQ doorbells, say). */
+static bool quiet_400(uint32_t offset, uint64_t value)
+{
+	(void)value;
+	return offset == 0x400;
+}
+
+/*
+ * A quiet store wakes no sleeping consumer but stays queued: a consumer
+ * about to sleep finds it, a sleeping one takes it with the next loud
+ * store.
+ */
+static void test_quiet(uint8_t *a)
+{
+	const struct timespec tick = { 0, 50000000 };
+	struct trap_event ev;
+	uint64_t calls;
+	int ret = 1;
+	pthread_t t;
+
+	while (!trap_event_pop(&ev))
+		;
+	trap_set_quiet_hook(quiet_400);
+	ring64_o2((volatile uint64_t *)(a + 0x400), 1);
+	CHECK(trap_event_wait(1000) == 0, "a quiet store queued: no sleep");
+	CHECK(trap_event_pop(&ev) == 0 && ev.offset == 0x400 && ev.value == 1,
+	      "the quiet store");
+
+	pthread_create(&t, NULL, kick_waiter, &ret);
+	nanosleep(&tick, NULL);
+	calls = trap_event_wake_calls();
+	ring64_o2((volatile uint64_t *)(a + 0x400), 2);
+	nanosleep(&tick, NULL);
+	CHECK(trap_event_wake_calls() == calls,
+	      "a quiet store woke the sleeping consumer");
+	ring64_o2((volatile uint64_t *)a, 3);
+	pthread_join(t, NULL);
+	CHECK(ret == 0, "a loud store wakes the consumer: %d", ret);
+	CHECK(trap_event_pop(&ev) == 0 && ev.offset == 0x400 && ev.value == 2 &&
+	      trap_event_pop(&ev) == 0 && ev.offset == 0 && ev.value == 3,
+	      "both stores, in order");
+
+	trap_set_quiet_hook(NULL);
+	pthread_create(&t, NULL, kick_waiter, &ret);
+	nanosleep(&tick, NULL);
+	calls = trap_event_wake_calls();
+	ring64_o2((volatile uint64_t *)(a + 0x400), 4);
+	pthread_join(t, NULL);
+	CHECK(ret == 0 && trap_event_wake_calls() == calls + 1,
+	      "without the hook the store wakes");
+	while (!trap_event_pop(&ev))
+		;
+}
+
 /* ---- back-pressure: a full queue holds the storing thread --------------------- */
 
 struct fill {
@@ -1058,6 +1112,7 @@ int main(int argc, char **argv)
 		test_live_forms(a, b);
 		test_queue_basics(a);
 		test_wake(a);
+		test_quiet(a);
 		test_full_queue(a);
 		test_children(a);
 		test_acceptance(a, b, n);

@@ -16,6 +16,7 @@
  * A second argument --dev=NAME picks the device (the split era's RNIC).
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
@@ -614,6 +615,9 @@ static void case_ops(void)
 
 static void case_flush(void)
 {
+	uint64_t (*wakeups)(void) = (uint64_t (*)(void))dlsym(RTLD_DEFAULT,
+						"mana_emu_device_wakeups");
+	uint64_t wakes = 0;
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct ibv_qp_init_attr ia;
 	struct ibv_send_wr wr, *bad;
@@ -666,13 +670,27 @@ static void case_flush(void)
 	      wc[0].status == IBV_WC_WR_FLUSH_ERR && wc[0].opcode == IBV_WC_SEND,
 	      "a send posted in ERR is flushed");
 
-	/* a responder in ERR answers nothing: retry exceeded, the rest flushed */
+	/*
+	 * a responder in ERR answers nothing: retry exceeded, the rest
+	 * flushed.  The requester waits for an ACK after the first: the
+	 * doorbells of the next two wake no sleeping device (mana-emu)
+	 */
 	sge = (struct ibv_sge){ (uintptr_t)a->buf, 64, a->mr->lkey };
 	for (i = 0; i < 3; i++) {
 		wr = (struct ibv_send_wr){ .wr_id = 40 + i, .sg_list = &sge, .num_sge = 1,
 					   .opcode = IBV_WR_RDMA_WRITE,
 					   .wr.rdma = { (uintptr_t)b->buf, b->mr->rkey } };
+		if (i == 1 && wakeups) {
+			usleep(50000);
+			wakes = wakeups();
+		}
 		CHECK_ERRNO(ibv_post_send(a->qp, &wr, &bad), 0);
+	}
+	if (wakeups) {
+		usleep(20000);
+		CHECK(wakeups() == wakes, "doorbells of a requester awaiting an "
+		      "ACK woke the device %llu times",
+		      (unsigned long long)(wakeups() - wakes));
 	}
 	n = wait_wc(a->cq, wc, 3);
 	CHECK(n == 3 && wc[0].wr_id == 40 && wc[0].status == IBV_WC_RETRY_EXC_ERR &&

@@ -221,6 +221,29 @@ void dev_wake(void)
 	trap_event_kick();
 }
 
+/*
+ * The trap's quiet hook (signal context): doorbells that need not wake
+ * the device.  An RQ's only hands it buffers, which it needs when a frame
+ * comes -- a frame wakes it, and it takes doorbells first -- unless an RQ
+ * holds frames waiting for buffers: then every RQ doorbell wakes it.  A
+ * receiver reposting each buffer (ib_send_bw's server) woke it once a
+ * message for nothing.  An RC SQ's, while its requester waits for an ACK
+ * (rc_engine.c).
+ */
+static bool doorbell_quiet(uint32_t offset, uint64_t value)
+{
+	switch (offset) {
+	case GDMA_DB_OFF_RQ:
+	case GDMA_DB_OFF_RQ_SHORT:
+		return !atomic_load_explicit(&devst.rqs_holding,
+					     memory_order_relaxed);
+	case GDMA_DB_OFF_SQ:
+		return emu_rc_sq_quiet((uint32_t)value & 0xffffff);
+	default:
+		return false;
+	}
+}
+
 static void sigusr2_handler(int sig)
 {
 	int saved = errno;
@@ -523,6 +546,7 @@ static void device_start(void)
 	}
 	share_wake_word();
 	vm_wire_reopen();
+	trap_set_quiet_hook(doorbell_quiet);
 	if (!emu_thread_create(&t, device_main, NULL, true))
 		devst.running = true;
 	else

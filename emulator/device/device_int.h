@@ -66,6 +66,8 @@ struct device_state {
 	struct rx_frame *rxq_head[MANA_EMU_MAX_PORTS];
 	struct rx_frame *rxq_tail[MANA_EMU_MAX_PORTS];
 	_Atomic unsigned int rxq_len[MANA_EMU_MAX_PORTS];
+	/* RQs holding frames for want of WQEs: RQ doorbells wake us */
+	_Atomic unsigned int rqs_holding;
 	/* RQs of the port whose receive buffer (--rx-hold) is full */
 	unsigned int port_holds_full[MANA_EMU_MAX_PORTS];
 	bool sq_blocked;		/* an SQ waits for its wire's room */

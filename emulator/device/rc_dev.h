@@ -74,8 +74,14 @@ bool emu_rc_rx(unsigned int port, const uint8_t *frame, size_t len);
 /* One round: send, retransmit, expire timers, send coalesced ACKs. */
 unsigned int emu_rc_work(void);
 
-/* How long the device thread may sleep (ms, at most @max_ms). */
+/*
+ * Before the device thread sleeps: how long it may (ms, at most @max_ms);
+ * also makes the SQs of requesters that wait for an ACK quiet.
+ */
 int emu_rc_sleep_ms(int max_ms);
+
+/* Async-signal-safe: does a doorbell of SQ @sq_id wait for the next round? */
+bool emu_rc_sq_quiet(uint32_t sq_id);
 
 /* --stats lines ("rcqp ..."), each handed to @out. */
 typedef void (*emu_rc_line_fn)(void *arg, const char *line);

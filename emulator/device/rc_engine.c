@@ -17,6 +17,7 @@
 #include "gsi.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,6 +573,51 @@ static void qp_retire(const struct emu_rc_qp_hw *qp)
 	r[rc.nretired++].st = qp->st;
 }
 
+/* ---- quiet doorbells ------------------------------------------------------------ */
+
+/*
+ * A requester with unacknowledged requests in flight is woken by their
+ * ACK (or its timer) anyway: a doorbell rung meanwhile waits for that
+ * round (trap_set_quiet_hook()), where it goes out with the others rung
+ * since.  Without it every doorbell of a streaming sender (perftest's
+ * one WR per post) woke the device, which then sent one message per round
+ * trip while the application it preempted waited.  A QP whose slot is
+ * taken (another QP's, by hash) stays loud.
+ */
+#define QUIET_SLOTS 1024
+static _Atomic uint32_t quiet_sq[QUIET_SLOTS];	/* an SQ id + 1, or 0 */
+static unsigned int nquiet;
+
+static _Atomic uint32_t *quiet_slot(uint32_t sq_id)
+{
+	return &quiet_sq[(sq_id >> 2) % QUIET_SLOTS];
+}
+
+static void sq_quiet_set(struct emu_rc_qp_hw *qp, bool on)
+{
+	uint32_t id = qp->q[EMU_RC_SQ_REQUESTER].id, empty = 0;
+
+	if (on == qp->sq_quiet)
+		return;
+	if (!on) {
+		atomic_store(quiet_slot(id), 0);
+		nquiet--;
+	} else if (atomic_compare_exchange_strong(quiet_slot(id), &empty,
+						  id + 1)) {
+		nquiet++;
+	} else {
+		return;
+	}
+	qp->sq_quiet = on;
+}
+
+/* Async-signal-safe (the trap handler): a quiet SQ's doorbell? */
+bool emu_rc_sq_quiet(uint32_t sq_id)
+{
+	return atomic_load_explicit(quiet_slot(sq_id), memory_order_relaxed) ==
+	       sq_id + 1;
+}
+
 void emu_rc_qp_hw_destroy(struct emu_rc_qp_hw *qp)
 {
 	struct emu_rc_qp_hw **pp;
@@ -587,6 +633,7 @@ void emu_rc_qp_hw_destroy(struct emu_rc_qp_hw *qp)
 			break;
 		}
 	emu_rc_nqps--;
+	sq_quiet_set(qp, false);
 	emu_vm_qid_free(EMU_VM_QID_RC, (qp->qpn - RECV_BASE) / 4);
 	qp_retire(qp);
 	free(qp->msgs);
@@ -748,9 +795,14 @@ int emu_rc_sleep_ms(int max_ms)
 
 	if (!emu_rc_nqps)
 		return max_ms;
-	for (qp = rc.list; qp; qp = qp->next)
+	for (qp = rc.list; qp; qp = qp->next) {
+		sq_quiet_set(qp, rc_req_awaits_ack(qp));
 		if (qp->timer_ns && (!next || qp->timer_ns < next))
 			next = qp->timer_ns;
+	}
+	/* quiet doorbells wait at most a millisecond, an ACK lost or not */
+	if (nquiet && max_ms > 1)
+		max_ms = 1;
 	if (!next)
 		return max_ms;
 	now = rc_now_ns();

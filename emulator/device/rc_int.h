@@ -120,6 +120,7 @@ struct emu_rc_qp_hw {
 	bool nak_seq_sent;
 	struct rc_rmsg r;
 	bool ack_due;			/* a coalesced ACK is owed */
+	bool sq_quiet;			/* its SQ doorbells wake no one */
 	struct rc_rd_done rd_done[RC_RD_HIST];	/* a ring, newest at rd_n - 1 */
 	uint32_t rd_n;
 
@@ -151,6 +152,7 @@ void rc_req_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p);
 void rc_req_timer(struct emu_rc_qp_hw *qp);
 void rc_req_arm(struct emu_rc_qp_hw *qp, uint32_t psn);
 void rc_req_reset(struct emu_rc_qp_hw *qp);
+bool rc_req_awaits_ack(struct emu_rc_qp_hw *qp);
 
 /* ---- rc_resp.c ---- */
 void rc_resp_rx(struct emu_rc_qp_hw *qp, const struct roce_pkt *p);

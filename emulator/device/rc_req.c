@@ -58,6 +58,16 @@ static uint32_t inflight(struct emu_rc_qp_hw *qp)
 	return d > 0 ? (uint32_t)d : 0;
 }
 
+/*
+ * Sent requests are unacknowledged and nothing else holds the requester
+ * back: an ACK (or the timer) will wake the device.
+ */
+bool rc_req_awaits_ack(struct emu_rc_qp_hw *qp)
+{
+	return (qp->state == EMU_RC_RTS || qp->state == EMU_RC_SQD) &&
+	       !qp->uc && !qp->rnr_wait && inflight(qp);
+}
+
 /* READ requests sent whose responses are not all in. */
 static uint32_t reads_out(struct emu_rc_qp_hw *qp)
 {

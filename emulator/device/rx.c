@@ -268,10 +268,12 @@ static void rx_hold(struct emu_hwq *rq, const uint8_t *f, size_t len,
 	h->m = *m;
 	h->len = len;
 	memcpy(h->data, f, len);
-	if (rq->hold_tail)
+	if (rq->hold_tail) {
 		rq->hold_tail->next = h;
-	else
+	} else {
 		rq->hold_head = h;
+		atomic_fetch_add(&devst.rqs_holding, 1);
+	}
 	rq->hold_tail = h;
 	rq->hold_frames++;
 	rq->hold_bytes += len;
@@ -284,8 +286,10 @@ static struct rx_hold *rx_hold_pop(struct emu_hwq *rq)
 	bool was_full = hold_full(rq);
 
 	rq->hold_head = h->next;
-	if (!rq->hold_head)
+	if (!rq->hold_head) {
 		rq->hold_tail = NULL;
+		atomic_fetch_sub(&devst.rqs_holding, 1);
+	}
 	rq->hold_frames--;
 	rq->hold_bytes -= h->len;
 	hold_note(rq, was_full);

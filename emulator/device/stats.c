@@ -238,6 +238,11 @@ EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
  * after we took the lock.  Stores are queued before they return, so none
  * can be missed.
  */
+EMU_EXPORT uint64_t mana_emu_device_wakeups(void)
+{
+	return trap_event_wake_calls();
+}
+
 EMU_EXPORT int mana_emu_quiesce(int timeout_ms)
 {
 	struct timespec until;

@@ -110,6 +110,17 @@ void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
  * malloc.  Sequence numbers then come from a separate counter.  NULL
  * returns to queueing.
  */
+/*
+ * @fn(offset, value) true: a queued store needs no wake-up, the consumer
+ * takes it at its next round, which something else is due to start
+ * (a consumer about to sleep still finds it queued).  Called in signal
+ * context after the store is queued and a full fence: it may read only
+ * atomics, and a consumer that stops calling a store quiet does so before
+ * it arms to sleep.  NULL: every store wakes.
+ */
+typedef bool (*trap_quiet_fn)(uint32_t offset, uint64_t value);
+void trap_set_quiet_hook(trap_quiet_fn fn);
+
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
 
 /*

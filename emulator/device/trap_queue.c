@@ -58,6 +58,7 @@ static int futex_private = FUTEX_PRIVATE_FLAG;
 static bool (*other_ready)(void);
 static _Atomic int kicked;		/* trap_event_kick() since last wait */
 static _Atomic uint64_t wake_calls;	/* FUTEX_WAKE system calls made */
+static _Atomic(trap_quiet_fn) quiet_fn;	/* see trap_set_quiet_hook() */
 
 static _Atomic(trap_sync_fn) sync_fn;
 static _Atomic(trap_route_fn) route_fn;
@@ -75,6 +76,8 @@ static void wake_consumer(void)
 
 static void ring_push(const struct trap_event *ev)
 {
+	trap_quiet_fn quiet;
+
 	uint64_t pos = atomic_fetch_add_explicit(&ring_tail, 1,
 						 memory_order_relaxed);
 	struct trap_cell *c = &ring[pos & RING_MASK];
@@ -91,6 +94,9 @@ static void ring_push(const struct trap_event *ev)
 	atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
 	/* pairs with the fence in trap_event_arm(): one of us sees the other */
 	atomic_thread_fence(memory_order_seq_cst);
+	quiet = atomic_load_explicit(&quiet_fn, memory_order_relaxed);
+	if (quiet && quiet(ev->offset, ev->value))
+		return;
 	if (atomic_load_explicit(consumer_sleeping, memory_order_relaxed))
 		wake_consumer();
 }
@@ -215,6 +221,11 @@ void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev))
 {
 	atomic_store(&sync_fn, fn);
+}
+
+void trap_set_quiet_hook(trap_quiet_fn fn)
+{
+	atomic_store(&quiet_fn, fn);
 }
 
 void trap_set_route_hook(trap_route_fn fn)
