@@ -706,26 +706,48 @@ static void case_errors(void)
 	tx_expect(s, CQE_TX_OKAY, "after the errors");
 }
 
-/* No posted receive WQE: the frame waits (--rx-hold=8), then drops. */
-static void case_nobuf(void)
+/* @n frames (sequence 0..n-1) to RQ 0's port, each sent OK. */
+static void send_frames(struct sqx *s, unsigned int n)
 {
-	struct sqx *s = &E.sq[0];
-	struct rqx *r = &E.rq[0];
-	struct mana_rx_comp_oob o;
-	struct mana_emu_queue_info q;
 	struct gdma_cqe c;
 	unsigned int i;
-	uint64_t wakes;
 
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < n; i++) {
 		uint8_t *f = s->bufs + (size_t)i * BUF_SIZE;
 
 		build_frame(f, FRAME, E.sport[0], i, true);
 		post_tx(s, f, FRAME);
 	}
 	ring_sq(s);
-	for (i = 0; i < 12; i++)
+	for (i = 0; i < n; i++)
 		CHECK(cq_next(&s->cq, &c) && tx_type(&c) == CQE_TX_OKAY, "TX %u", i);
+}
+
+/* The @n frames of send_frames(), received in order and intact. */
+static void expect_frames(struct rqx *r, unsigned int n, const char *what)
+{
+	struct mana_rx_comp_oob o;
+	struct gdma_cqe c;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		CHECK(rx_one(r, &o, &c) && o.ppi[0].pkt_len == FRAME,
+		      "%s %u", what, i);
+		CHECK(frame_ok(r, r->consumed, E.sport[0], i, FRAME, true),
+		      "%s %u intact", what, i);
+		r->consumed++;
+	}
+}
+
+/* No posted receive WQE: the frame waits (--rx-hold=8), then drops. */
+static void case_nobuf(void)
+{
+	struct sqx *s = &E.sq[0];
+	struct rqx *r = &E.rq[0];
+	struct mana_emu_queue_info q;
+	uint64_t wakes;
+
+	send_frames(s, 12);
 	usleep(100000);
 	q = qinfo(MANA_EMU_QUEUE_RQ, r->dv.wq_id);
 	CHECK(q.drops == 4 && q.frames == 0, "RQ drops %llu, want 4 (8 held)",
@@ -738,13 +760,7 @@ static void case_nobuf(void)
 	wakes = emu_wakeups();
 	fill_rq(r);
 	CHECK(emu_wakeups() > wakes, "the RQ doorbell woke the device holding frames");
-	for (i = 0; i < 8; i++) {
-		CHECK(rx_one(r, &o, &c) && o.ppi[0].pkt_len == FRAME,
-		      "held frame %u", i);
-		CHECK(frame_ok(r, r->consumed, E.sport[0], i, FRAME, true),
-		      "held frame %u intact", i);
-		r->consumed++;
-	}
+	expect_frames(r, 8, "held frame");
 	CHECK(cq_stays_empty(&r->cq, 0.1), "only the held frames");
 }
 
@@ -756,9 +772,7 @@ static void case_rq_quiet(void)
 {
 	struct sqx *s = &E.sq[0];
 	struct rqx *r = &E.rq[0];
-	struct mana_rx_comp_oob o;
 	struct mana_emu_queue_info q;
-	struct gdma_cqe c;
 	unsigned int i;
 	uint64_t wakes;
 
@@ -771,22 +785,8 @@ static void case_rq_quiet(void)
 	usleep(20000);
 	CHECK(emu_wakeups() == wakes, "8 RQ doorbells woke the device %llu times",
 	      (unsigned long long)(emu_wakeups() - wakes));
-	for (i = 0; i < 8; i++) {
-		uint8_t *f = s->bufs + (size_t)i * BUF_SIZE;
-
-		build_frame(f, FRAME, E.sport[0], i, true);
-		post_tx(s, f, FRAME);
-	}
-	ring_sq(s);
-	for (i = 0; i < 8; i++)
-		CHECK(cq_next(&s->cq, &c) && tx_type(&c) == CQE_TX_OKAY, "TX %u", i);
-	for (i = 0; i < 8; i++) {
-		CHECK(rx_one(r, &o, &c) && o.ppi[0].pkt_len == FRAME,
-		      "frame %u into a buffer of the quiet doorbells", i);
-		CHECK(frame_ok(r, r->consumed, E.sport[0], i, FRAME, true),
-		      "frame %u intact", i);
-		r->consumed++;
-	}
+	send_frames(s, 8);
+	expect_frames(r, 8, "frame into a buffer of the quiet doorbells:");
 	q = qinfo(MANA_EMU_QUEUE_RQ, r->dv.wq_id);
 	CHECK(q.frames == 8 && q.drops == 0, "RQ frames %llu drops %llu",
 	      (unsigned long long)q.frames, (unsigned long long)q.drops);
