@@ -295,6 +295,18 @@ static void ibverbs_version(char *out, size_t len, char *path, size_t plen)
 }
 
 /*
+ * A sanitized libmana.so.1 brings its own copy of the ASan runtime into a
+ * new namespace, which dies at once ("ASan runtime does not come first"):
+ * a sanitized mana-diag (the tests' build) takes the libmana already
+ * loaded, libibverbs' provider of the same soname, or none.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define OWN_NAMESPACE 0
+#else
+#define OWN_NAMESPACE 1
+#endif
+
+/*
  * The libmana.so.1 a program linked with it (DPDK) loads: the preloaded
  * one, else what the search path gives.  That is looked up in a namespace
  * of its own, because here the name already matches any libmana
@@ -307,7 +319,7 @@ static void libmana_so(char *path, size_t len)
 	void *h, *sym;
 
 	path[0] = 0;
-	if (libmana_preloaded)
+	if (libmana_preloaded || !OWN_NAMESPACE)
 		h = dlopen("libmana.so.1", RTLD_LAZY | RTLD_NOLOAD);
 	else
 		h = dlmopen(LM_ID_NEWLM, "libmana.so.1", RTLD_LAZY | RTLD_LOCAL);
