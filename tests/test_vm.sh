@@ -321,6 +321,25 @@ fork)
 	check "both forked sides (status $?)" test $? -eq 0
 	expect "every message intact" "$TMP/out" '^PASS$'
 	cat "$TMP/out"
+	# a forked child's switch port comes with its first rdma_cm id, not
+	# inside LISTEN: qperf's server child tells its peer the port after
+	# BIND, and a REQ sent while LISTEN joined the switch was lost
+	rm -rf "$TMP/sw"
+	ASAN_OPTIONS=detect_leaks=0 timeout 60 "$EMU" --vm=vj --netdev-up \
+		--ip=10.9.0.1/24 --backend=socket:"$TMP/sw" -- /usr/bin/python3 -c '
+import glob, os, sys
+from pyverbs.cmid import CMEventChannel, CMID
+pid = os.fork()
+if pid == 0:
+    CMID(creator=CMEventChannel())
+    port = glob.glob(sys.argv[1] + "/p.%d.*" % os.getpid())
+    print("child on the switch:", "yes" if port else "no", flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)' "$TMP/sw" >"$TMP/join" 2>&1
+	check "join: status $?" test $? -eq 0
+	expect "the child is on the switch once it has an id" "$TMP/join" \
+		'^child on the switch: yes$'
+	cat "$TMP/join"
 	# without --vm a forked child is a VM of its own, and says so once
 	ASAN_OPTIONS=detect_leaks=0 timeout 60 "$EMU" --netdev-up \
 		--ip=10.9.0.1/24 -- /usr/bin/python3 -c '

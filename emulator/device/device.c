@@ -568,7 +568,7 @@ int dev_gsi_start(unsigned int port)
  * device sleeps on its own slot's word, and the switch sockets it
  * inherited are the parent's ports, read by the parent's threads, so it
  * closes its copies and joins the VM's switch as a port of its own when
- * its device starts.
+ * its device starts, or earlier through emu_port_join().
  */
 void emu_device_fork_child(void)
 {
@@ -733,6 +733,15 @@ int emu_port_attach(unsigned int port)
 	if (devst.vm_wire_reopen & 1u << (port - 1))
 		return 0;
 	return port_open(port, emu.opts.pcap[0] ? emu.opts.pcap : NULL);
+}
+
+int emu_port_join(unsigned int port)
+{
+	int ret = emu_port_attach(port);
+
+	if (!ret && devst.vm_wire_reopen & 1u << (port - 1))
+		vm_wire_reopen();
+	return ret;
 }
 
 /* ---- doorbells ------------------------------------------------------------- */

@@ -46,6 +46,11 @@ struct emu_hwq *emu_hwq_find(enum emu_hwq_type type, uint32_t id);
 
 /* Open @port's wire backend if needed: 0 or -errno (message on stderr). */
 int emu_port_attach(unsigned int port);
+/*
+ * --vm: @port's wire, joined now -- also the switch port a forked child
+ * takes of its own, which emu_port_attach() leaves to the device's start.
+ */
+int emu_port_join(unsigned int port);
 
 /* The kernel registers an MR (struct emu_dev_mr, hwq.h) / it goes. */
 void emu_dev_mr_add(struct emu_dev_mr *mr);

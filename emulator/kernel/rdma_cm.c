@@ -1742,6 +1742,15 @@ static int to_user(uint64_t dst, const void *src, size_t len)
 /* Set in a forked child that is not a process of a --vm VM. */
 static bool forked_alone;
 
+static void join_ports(void)
+{
+	unsigned int port;
+
+	for (port = 1; port <= emu.opts.ports; port++)
+		if (emu_port_join(port))
+			break;	/* as before: LISTEN or CONNECT says why */
+}
+
 static int cmd_create_id(struct emu_cm_file *f, const void *in, uint16_t out)
 {
 	struct rdma_ucm_create_id cmd;
@@ -1763,6 +1772,16 @@ static int cmd_create_id(struct emu_cm_file *f, const void *in, uint16_t out)
 			"parent's or siblings' ids; run mana-emu --vm=NAME to "
 			"make forked processes one VM", (int)getpid());
 	}
+	/*
+	 * --vm: a process of the VM joins the switch with its first id, not
+	 * inside LISTEN: the join takes a round trip to every other port
+	 * (about a millisecond), and a peer told of the port after BIND
+	 * (qperf's server child) sent its REQ before the child was on the
+	 * switch -- lost, resent by the peer's CM 4.3 s later.  The real
+	 * LISTEN takes microseconds.
+	 */
+	if (emu_vm_active())
+		join_ports();
 	switch (cmd.ps) {
 	case RDMA_PS_TCP: qp_type = IB_QPT_RC_; break;
 	case RDMA_PS_UDP:
