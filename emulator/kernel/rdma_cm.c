@@ -1773,15 +1773,14 @@ static int cmd_create_id(struct emu_cm_file *f, const void *in, uint16_t out)
 			"make forked processes one VM", (int)getpid());
 	}
 	/*
-	 * --vm: a process of the VM joins the switch with its first id, not
-	 * inside LISTEN: the join takes a round trip to every other port
-	 * (about a millisecond), and a peer told of the port after BIND
-	 * (qperf's server child) sent its REQ before the child was on the
-	 * switch -- lost, resent by the peer's CM 4.3 s later.  The real
-	 * LISTEN takes microseconds.
+	 * The process joins its wires (a --vm child: its own switch port)
+	 * with its first id, not inside LISTEN: a join waits for every other
+	 * port's answer (about a millisecond), and a peer told of the port
+	 * after BIND (qperf's server child) sent its REQ before the listener
+	 * was on the switch -- lost, resent by the peer's CM 4.3 s later.
+	 * The real LISTEN takes microseconds.
 	 */
-	if (emu_vm_active())
-		join_ports();
+	join_ports();
 	switch (cmd.ps) {
 	case RDMA_PS_TCP: qp_type = IB_QPT_RC_; break;
 	case RDMA_PS_UDP:
