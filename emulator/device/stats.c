@@ -232,17 +232,17 @@ EMU_EXPORT uint64_t mana_emu_device_syscalls(void)
 	return pvm + atomic_load(&devst.sleep_syscalls);
 }
 
+EMU_EXPORT uint64_t mana_emu_device_wakeups(void)
+{
+	return trap_event_wake_calls();
+}
+
 /*
  * Wait until the device has handled every doorbell rung and every frame
  * received before the call: one whole round that found no work, begun
  * after we took the lock.  Stores are queued before they return, so none
  * can be missed.
  */
-EMU_EXPORT uint64_t mana_emu_device_wakeups(void)
-{
-	return trap_event_wake_calls();
-}
-
 EMU_EXPORT int mana_emu_quiesce(int timeout_ms)
 {
 	struct timespec until;

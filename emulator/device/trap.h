@@ -104,13 +104,6 @@ void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
 		      bool (*ready)(void));
 
 /*
- * Synchronous mode: with @fn set, the handler calls it in the storing
- * thread, from signal context, instead of queueing.  @fn must be
- * async-signal-safe in practice: no locks the application may hold, no
- * malloc.  Sequence numbers then come from a separate counter.  NULL
- * returns to queueing.
- */
-/*
  * @fn(offset, value) true: a queued store needs no wake-up, the consumer
  * takes it at its next round, which something else is due to start
  * (a consumer about to sleep still finds it queued).  Called in signal
@@ -121,6 +114,13 @@ void trap_event_share(_Atomic uint32_t *word, _Atomic int *sleeping,
 typedef bool (*trap_quiet_fn)(uint32_t offset, uint64_t value);
 void trap_set_quiet_hook(trap_quiet_fn fn);
 
+/*
+ * Synchronous mode: with @fn set, the handler calls it in the storing
+ * thread, from signal context, instead of queueing.  @fn must be
+ * async-signal-safe in practice: no locks the application may hold, no
+ * malloc.  Sequence numbers then come from a separate counter.  NULL
+ * returns to queueing.
+ */
 void trap_set_sync_handler(void (*fn)(const struct trap_event *ev));
 
 /*

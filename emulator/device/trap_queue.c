@@ -76,11 +76,10 @@ static void wake_consumer(void)
 
 static void ring_push(const struct trap_event *ev)
 {
-	trap_quiet_fn quiet;
-
 	uint64_t pos = atomic_fetch_add_explicit(&ring_tail, 1,
 						 memory_order_relaxed);
 	struct trap_cell *c = &ring[pos & RING_MASK];
+	trap_quiet_fn quiet;
 
 	/* full: the cell still holds the event of the previous lap */
 	while (atomic_load_explicit(&c->seq, memory_order_acquire) != pos) {
