@@ -618,13 +618,43 @@ out:
 
 /* ---- EBUSY: who holds the port --------------------------------------------- */
 
+/* A raw send QP of 64 on @pd (its CQ in *@cq); *@err: 0, or its errno. */
+static struct ibv_qp *busy_sq(struct env *e, struct ibv_pd *pd,
+			      struct ibv_cq **cq, int *err)
+{
+	struct ibv_qp_init_attr_ex qa = { .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
+	struct ibv_qp *qp = sq_create(e, pd, &qa, 64, cq);
+
+	*err = qp ? 0 : errno;
+	return qp;
+}
+
+/*
+ * The port held elsewhere: a raw QP on @pd fails with @busy and the
+ * verbs log says @why; reported as @key.
+ */
+static void busy_refused(struct env *e, struct ibv_pd *pd, int busy,
+			 const char *key, const char *why)
+{
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int ret;
+
+	log_skip();
+	qp = busy_sq(e, pd, &cq, &ret);
+	CHECK(!qp && ret == busy, "%s: errno %d, want %d", key, ret, busy);
+	say("%s = %s", key, ename(ret));
+	CHECK(report || log_has(why), "%s: log says \"%s\"", key, why);
+	sq_destroy(qp, cq);
+}
+
 static void case_busy(void)
 {
 	/* mana_ib before 7.2 answered ENODEV for a held vport */
 	int busy = emu_kernel_version() >= 7002 ? EBUSY : ENODEV;
 	struct ibv_qp_init_attr_ex qa;
-	struct ibv_cq *cq_a, *cq_b, *cq_c;
-	struct ibv_qp *qp_a, *qp_b, *qp_c;
+	struct ibv_cq *cq_a, *cq_b;
+	struct ibv_qp *qp_a, *qp_b;
 	struct ibv_pd *pd_b;
 	struct env e, other;
 	struct rss r1, r2;
@@ -639,35 +669,14 @@ static void case_busy(void)
 	if (!e.pd || !other.pd)
 		goto out;
 	pd_b = ibv_alloc_pd(e.ctx);
-	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
-	qp_a = sq_create(&e, e.pd, &qa, 64, &cq_a);
-	ret = qp_a ? 0 : errno;
+	qp_a = busy_sq(&e, e.pd, &cq_a, &ret);
 	CHECK(qp_a, "first raw QP: %s", strerror(ret));
 	say("first_raw_qp = %s", ename(ret));
 
-	/* another PD of the same context */
-	log_skip();
-	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
-	qp_b = sq_create(&e, pd_b, &qa, 64, &cq_b);
-	ret = qp_b ? 0 : errno;
-	CHECK(!qp_b && ret == busy, "raw QP on another PD: errno %d, want %d",
-	      ret, busy);
-	say("raw_qp_other_pd = %s", ename(ret));
-	CHECK(report || log_has("held by another PD of this context"),
-	      "log names the other PD");
-
-	/* another context */
-	log_skip();
-	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
-	qp_c = sq_create(&other, other.pd, &qa, 64, &cq_c);
-	ret = qp_c ? 0 : errno;
-	CHECK(!qp_c && ret == busy, "raw QP in another context: errno %d, want %d",
-	      ret, busy);
-	say("raw_qp_other_context = %s", ename(ret));
-	CHECK(report || log_has("held outside this context"),
-	      "log says outside this context");
-	sq_destroy(qp_b, cq_b);
-	sq_destroy(qp_c, cq_c);
+	busy_refused(&e, pd_b, busy, "raw_qp_other_pd",
+		     "held by another PD of this context");
+	busy_refused(&other, other.pd, busy, "raw_qp_other_context",
+		     "held outside this context");
 
 	/*
 	 * A second RSS QP on the vport, same context: EBUSY from 7.2; before,
@@ -693,9 +702,7 @@ static void case_busy(void)
 	sq_destroy(qp_a, cq_a);
 
 	/* the port free again: the other PD takes it */
-	qa = (struct ibv_qp_init_attr_ex){ .cap = { .max_send_wr = 64, .max_send_sge = 1 } };
-	qp_b = sq_create(&e, pd_b, &qa, 64, &cq_b);
-	ret = qp_b ? 0 : errno;
+	qp_b = busy_sq(&e, pd_b, &cq_b, &ret);
 	CHECK(qp_b, "raw QP on the other PD once the port is free: %s", strerror(ret));
 	say("raw_qp_other_pd_port_free = %s", ename(ret));
 	sq_destroy(qp_b, cq_b);
