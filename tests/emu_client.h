@@ -105,4 +105,19 @@ static inline int emu_counts(struct mana_emu_counts *out)
 	return fn(out);
 }
 
+/*
+ * The emulated device thread's wake-ups so far (doorbells and kicks that
+ * found it asleep, mana_emu_device_wakeups()); -1 without mana-emu.
+ */
+static inline int emu_wakeups(uint64_t *out)
+{
+	uint64_t (*fn)(void);
+
+	fn = (typeof(fn))dlsym(RTLD_DEFAULT, "mana_emu_device_wakeups");
+	if (!fn)
+		return -1;
+	*out = fn();
+	return 0;
+}
+
 #endif

@@ -96,14 +96,13 @@ static int emu_queue(uint32_t type, uint32_t id, struct mana_emu_queue_info *q)
 	return fn ? fn(type, id, q) : -ENOSYS;
 }
 
-/* The device thread's wake-ups so far (mana_emu_device_wakeups()). */
-static uint64_t emu_wakeups(void)
+/* The device thread's wake-ups so far (emu_client.h), which must be known. */
+static uint64_t device_wakeups(void)
 {
-	uint64_t (*fn)(void);
+	uint64_t n = 0;
 
-	fn = (typeof(fn))dlsym(RTLD_DEFAULT, "mana_emu_device_wakeups");
-	CHECK(fn, "mana_emu_device_wakeups not exported");
-	return fn ? fn() : 0;
+	CHECK(!emu_wakeups(&n), "mana_emu_device_wakeups not exported");
+	return n;
 }
 
 /* Let the device finish its work and (very likely after 50 ms) sleep. */
@@ -757,9 +756,9 @@ static void case_nobuf(void)
 	 * frames wait for buffers an RQ doorbell wakes the device at once
 	 */
 	device_asleep();
-	wakes = emu_wakeups();
+	wakes = device_wakeups();
 	fill_rq(r);
-	CHECK(emu_wakeups() > wakes, "the RQ doorbell woke the device holding frames");
+	CHECK(device_wakeups() > wakes, "the RQ doorbell woke the device holding frames");
 	expect_frames(r, 8, "held frame");
 	CHECK(cq_stays_empty(&r->cq, 0.1), "only the held frames");
 }
@@ -777,14 +776,14 @@ static void case_rq_quiet(void)
 	uint64_t wakes;
 
 	device_asleep();
-	wakes = emu_wakeups();
+	wakes = device_wakeups();
 	for (i = 0; i < 8; i++) {
 		post_rx(r);
 		ring_rq(r);
 	}
 	usleep(20000);
-	CHECK(emu_wakeups() == wakes, "8 RQ doorbells woke the device %llu times",
-	      (unsigned long long)(emu_wakeups() - wakes));
+	CHECK(device_wakeups() == wakes, "8 RQ doorbells woke the device %llu times",
+	      (unsigned long long)(device_wakeups() - wakes));
 	send_frames(s, 8);
 	expect_frames(r, 8, "frame into a buffer of the quiet doorbells:");
 	q = qinfo(MANA_EMU_QUEUE_RQ, r->dv.wq_id);

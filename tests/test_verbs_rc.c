@@ -16,7 +16,6 @@
  * A second argument --dev=NAME picks the device (the split era's RNIC).
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
@@ -615,9 +614,8 @@ static void case_ops(void)
 
 static void case_flush(void)
 {
-	uint64_t (*wakeups)(void) = (uint64_t (*)(void))dlsym(RTLD_DEFAULT,
-						"mana_emu_device_wakeups");
-	uint64_t wakes = 0;
+	uint64_t wakes = 0, now = 0;
+	bool emu = !emu_wakeups(&wakes);
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 	struct ibv_qp_init_attr ia;
 	struct ibv_send_wr wr, *bad;
@@ -680,17 +678,17 @@ static void case_flush(void)
 		wr = (struct ibv_send_wr){ .wr_id = 40 + i, .sg_list = &sge, .num_sge = 1,
 					   .opcode = IBV_WR_RDMA_WRITE,
 					   .wr.rdma = { (uintptr_t)b->buf, b->mr->rkey } };
-		if (i == 1 && wakeups) {
+		if (i == 1 && emu) {
 			usleep(50000);
-			wakes = wakeups();
+			emu_wakeups(&wakes);
 		}
 		CHECK_ERRNO(ibv_post_send(a->qp, &wr, &bad), 0);
 	}
-	if (wakeups) {
+	if (emu) {
 		usleep(20000);
-		CHECK(wakeups() == wakes, "doorbells of a requester awaiting an "
-		      "ACK woke the device %llu times",
-		      (unsigned long long)(wakeups() - wakes));
+		emu_wakeups(&now);
+		CHECK(now == wakes, "doorbells of a requester awaiting an ACK "
+		      "woke the device %llu times", (unsigned long long)(now - wakes));
 	}
 	n = wait_wc(a->cq, wc, 3);
 	CHECK(n == 3 && wc[0].wr_id == 40 && wc[0].status == IBV_WC_RETRY_EXC_ERR &&
